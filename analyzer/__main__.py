@@ -1,0 +1,7 @@
+"""``python -m analyzer`` is ``tfdiag``."""
+
+import sys
+
+from analyzer.cli import main
+
+sys.exit(main())

@@ -1,0 +1,323 @@
+"""The ``tfdiag`` command: a thin layer over :func:`analyzer.load` and the report modules.
+
+Exit codes: 0 no failure found, 1 a failure was found, 2 usage error (one line on stderr).
+Heavy modules are imported inside the commands so that ``tfdiag --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+try:  # typer >= 0.22 carries its own copy of click
+    from typer import _click as click
+except ImportError:  # pragma: no cover
+    import click
+
+from analyzer import __version__
+
+app = typer.Typer(
+    name="tfdiag",
+    help="Post-mortem log analyzer for distributed TensorFlow: finds the first failing node and the root cause.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+EXIT_OK, EXIT_FAILURE_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+class Usage(Exception):
+    """A usage error detected by a command (bad flag value); exit code 2."""
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tfdiag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
+    ] = False,
+) -> None:
+    """Post-mortem log analyzer for distributed TensorFlow."""
+
+
+PathsArg = Annotated[
+    list[str], typer.Argument(help="Log folders, files or globs.", show_default=False)
+]
+TzOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tz",
+        help="Zone of timestamps that carry none: ZONE for all nodes, NODE=ZONE for one (repeatable). Default UTC.",
+    ),
+]
+YearOpt = Annotated[
+    int | None,
+    typer.Option(help="Year for year-less (absl) timestamps when a file has no dated line."),
+]
+WorkersOpt = Annotated[
+    int | None,
+    typer.Option(help="Parallel parse processes (default: all cores, for large inputs)."),
+]
+MaxBytesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-bytes", help="Cap on bytes read from one file after decompression (default 4 GiB)."
+    ),
+]
+
+
+def _parse_tz(values: list[str] | None) -> tuple[str | None, dict[str, str]]:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    default: str | None = None
+    per_node: dict[str, str] = {}
+    for value in values or []:
+        node, sep, zone = value.rpartition("=")
+        try:
+            ZoneInfo(zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise Usage(
+                f"--tz: unknown time zone {zone!r} (use names like UTC, Europe/Berlin)"
+            ) from None
+        if sep:
+            per_node[node] = zone
+        else:
+            default = zone
+    return default, per_node
+
+
+def _options(tz, year, patterns, workers, max_bytes, follow_links=False):
+    from analyzer.run import Options
+
+    default_tz, node_tz = _parse_tz(tz)
+    for directory in patterns or []:
+        if not Path(directory).is_dir():
+            raise Usage(f"--patterns: not a folder: {directory}")
+    return Options(
+        tz=default_tz,
+        node_tz=node_tz,
+        year=year,
+        patterns=list(patterns or []),
+        workers=workers,
+        max_bytes=max_bytes,
+        follow_links=follow_links,
+    )
+
+
+def _progress(console):
+    """A progress callback for the ingest, drawn only on a terminal."""
+    if not console.is_terminal:
+        return None, None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(
+        TextColumn("reading logs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+    )
+    task = bar.add_task("", total=None)
+
+    def update(done: int, total: int, name: str) -> None:
+        bar.update(task, completed=done, total=total, description=name[-40:])
+
+    return bar, update
+
+
+@app.command()
+def analyze(
+    paths: PathsArg,
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the JSON report to FILE ('-' for stdout).")
+    ] = None,
+    html_out: Annotated[
+        str | None, typer.Option("--html", help="Write a self-contained HTML report to FILE.")
+    ] = None,
+    tz: TzOpt = None,
+    year: YearOpt = None,
+    patterns: Annotated[
+        list[str] | None,
+        typer.Option("--patterns", help="A folder of extra pattern YAML files (repeatable)."),
+    ] = None,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Keep secrets found in log text in the reports.")
+    ] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain terminal output.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No terminal report (use with --json/--html).")
+    ] = False,
+    follow_links: Annotated[
+        bool, typer.Option("--follow-links", help="Follow symbolic links out of the input folders.")
+    ] = False,
+    workers: WorkersOpt = None,
+    max_bytes: MaxBytesOpt = None,
+) -> int:
+    """Ingest the logs of all nodes, classify every event, and name the first failing node."""
+    from rich.console import Console
+
+    from analyzer.report.terminal import print_report
+    from analyzer.run import load
+
+    options = _options(tz, year, patterns, workers, max_bytes, follow_links)
+    console = Console(no_color=no_color, highlight=False, soft_wrap=False)
+    command = "tfdiag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    bar, update = _progress(console) if not quiet else (None, None)
+    if bar:
+        with bar:
+            run = load(*paths, options=options, command=command, progress=update)
+    else:
+        run = load(*paths, options=options, command=command)
+    redact = not no_redact
+    if json_out == "-":
+        sys.stdout.write(run.to_json(redact=redact) + "\n")
+    elif not quiet:
+        print_report(run, console, redact=redact)
+    if json_out and json_out != "-":
+        run.to_json(json_out, redact=redact)
+    if html_out:
+        run.to_html(html_out, redact=redact)
+    if not quiet and json_out != "-":
+        for what, where in (("JSON", json_out), ("HTML", html_out)):
+            if where and where != "-":
+                console.print(f"{what} report written to {where}")
+    return EXIT_OK if run.root_cause.category == "none" else EXIT_FAILURE_FOUND
+
+
+@app.command()
+def ingest(
+    paths: PathsArg,
+    output: Annotated[
+        str, typer.Option("-o", "--output", help="Parquet file to write the timeline to.")
+    ],
+    tz: TzOpt = None,
+    year: YearOpt = None,
+    workers: WorkersOpt = None,
+    max_bytes: MaxBytesOpt = None,
+) -> int:
+    """Write the merged timeline of all nodes to a Parquet file."""
+    from rich.console import Console
+
+    from analyzer.ingest import ingest as run_ingest
+    from analyzer.report.terminal import print_ingest
+    from analyzer.sources import DEFAULT_MAX_BYTES
+    from analyzer.timeline import write_parquet
+
+    options = _options(tz, year, [], workers, max_bytes)
+    console = Console(stderr=False, highlight=False)
+    result = run_ingest(
+        paths,
+        tz=options.tz,
+        node_tz=options.node_tz,
+        year=options.year,
+        workers=options.workers,
+        max_bytes=options.max_bytes or DEFAULT_MAX_BYTES,
+    )
+    write_parquet(result.timeline, output)
+    print_ingest(result, console)
+    console.print(f"timeline: {result.timeline.num_rows:,} events written to {output}")
+    return EXIT_OK
+
+
+@app.command()
+def lab(
+    scenario: Annotated[str | None, typer.Argument(help="Scenario name (see --list).")] = None,
+    out: Annotated[
+        str | None, typer.Option("-o", "--output", help="Folder for the node logs and truth.json.")
+    ] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the scenarios.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds the whole scenario may take.")] = 240.0,
+) -> int:
+    """Run a real TensorFlow cluster on 127.0.0.1, inject a fault, and record every node's log."""
+    from analyzer import lab as lab_mod
+
+    if list_:
+        for name, description in lab_mod.list_scenarios():
+            typer.echo(f"{name:26} {description}")
+        return EXIT_OK
+    if not scenario or not out:
+        raise Usage("give a SCENARIO and -o DIR (or --list)")
+    if not lab_mod.tensorflow_available():
+        raise Usage("the lab needs TensorFlow: pip install 'tfdiag[tensorflow]'")
+    try:
+        truth = lab_mod.run_scenario(scenario, Path(out), timeout=timeout)
+    except ValueError as exc:
+        raise Usage(str(exc)) from None
+    typer.echo(
+        f"{scenario}: logs and truth.json written to {out}; first failing node: "
+        f"{truth.get('first_failing_node')} ({truth.get('root_cause_category')})"
+    )
+    return EXIT_OK
+
+
+@app.command()
+def evaluate(
+    folders: Annotated[
+        list[str],
+        typer.Argument(help="Folders with a truth.json each (or a parent of such folders)."),
+    ],
+) -> int:
+    """Diagnose labelled incidents (folders with truth.json) and print the accuracy."""
+    from analyzer.evaluate import main as evaluate_main
+
+    return evaluate_main(folders)
+
+
+def _add_patterns_group() -> None:
+    try:
+        from analyzer.patterns_cli import app as patterns_app
+    except ImportError:  # pragma: no cover - the module ships with the package
+        return
+    app.add_typer(patterns_app, name="patterns", help="List, show and test the pattern library.")
+
+
+_add_patterns_group()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app, turning usage errors into one line and exit code 2."""
+    from analyzer.sources import UsageError
+
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="tfdiag", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        print(exc.ctx.get_help() if exc.ctx else "usage: tfdiag COMMAND ...", file=sys.stderr)
+        return EXIT_USAGE
+    except click.exceptions.UsageError as exc:
+        hint = (
+            f" (try: tfdiag {exc.ctx.info_name} --help)"
+            if exc.ctx and exc.ctx.info_name != "tfdiag"
+            else ""
+        )
+        print(f"tfdiag: {exc.format_message()}{hint}", file=sys.stderr)
+        return EXIT_USAGE
+    except (Usage, UsageError) as exc:
+        print(f"tfdiag: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        print("tfdiag: aborted", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    return int(result or 0) if isinstance(result, int) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

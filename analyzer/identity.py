@@ -1,0 +1,208 @@
+"""Stage 3: which node wrote a log — ``<job>:<index>`` (see shared/contract.md).
+
+Two kinds of evidence, and contents win over names:
+
+* **names**: ``worker-0.log``, ``worker0.stderr``, ``ps_1.txt``, ``tfjob-mnist-worker-3.log``,
+  ``host-a/chief.log``, ``worker-1/stdout``, and rotated pieces ``worker-1.log.1`` / ``.2.gz``;
+* **contents**: the TF_CONFIG a launch script printed, ``task_type = 'worker', task_id = 3``,
+  the task's own devices ``/job:worker/replica:0/task:3/device:CPU:0``, and the address in
+  ``Started server with target: grpc://host:port`` looked up in a cluster spec.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+JOB_NAMES = ("chief", "master", "ps", "worker", "evaluator", "coordinator")
+_JOBS = "|".join(JOB_NAMES)
+_NAME_RE = re.compile(rf"(?:^|[-_.\s])(?P<job>{_JOBS})(?:[-_.]?(?P<index>\d+))?(?=$|[-_.\s])", re.I)
+_ROTATION_RE = re.compile(r"^(?P<base>.+?)\.(?P<n>\d{1,3})$")
+_LOG_SUFFIX_RE = re.compile(r"\.(?:log|txt|out|err|stdout|stderr)$", re.I)
+_SINGLETON_JOBS = {"chief", "master", "evaluator", "coordinator"}
+
+# Content evidence, as RE2 prefilters (cheap, whole column) and Python regexes (few rows).
+_CONTENT_PREFILTER = (
+    r"TF_CONFIG|task_type|/job:\w+/replica:\d+/task:\d+/device|Started server with target"
+    r"|GrpcChannelCache for job"
+)
+_TASK_TYPE_RE = re.compile(
+    r"task_type\s*[=:]\s*['\"]?(?P<job>\w+)['\"]?,?\s*task_id\s*[=:]\s*(?P<index>\d+)"
+)
+_DEVICES_RE = re.compile(
+    r"devices?:?\s*\[?\s*['\"]?/job:(?P<job>\w+)/replica:\d+/task:(?P<index>\d+)/device"
+)
+_SERVER_RE = re.compile(r"Started server with target:\s*grpc://(?P<address>\S+)")
+_CHANNEL_RE = re.compile(r"GrpcChannelCache for job (?P<job>\w+) -> \{(?P<body>[^}]*)\}")
+
+
+@dataclass(frozen=True)
+class NameHint:
+    """What a file's name and folders say: the node and, for rotated logs, the piece number."""
+
+    job: str | None
+    index: int | None
+    stem: str  #: the log's name without rotation number and compression suffix
+    rotation: int  #: 0 for the live file, N for ``.N`` (higher is older)
+
+    @property
+    def node(self) -> str | None:
+        """``job:index`` when the name tells both (a lone ``chief`` is ``chief:0``)."""
+        if self.job is None:
+            return None
+        if self.index is None:
+            return f"{self.job}:0" if self.job in _SINGLETON_JOBS else None
+        return f"{self.job}:{self.index}"
+
+
+@dataclass
+class ContentFacts:
+    """What a log's own lines say about its node and the cluster."""
+
+    job: str | None = None
+    index: int | None = None
+    evidence: str | None = None  #: the line that told, for the conflict report
+    tf_config: dict | None = None
+    cluster: dict[str, list[str]] | None = None  #: job → addresses, as in TF_CONFIG
+    address: str | None = None  #: where this task served (``Started server with target``)
+    channel_cache: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def node(self) -> str | None:
+        """``job:index`` when the contents tell it."""
+        return f"{self.job}:{self.index}" if self.job and self.index is not None else None
+
+
+def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint:
+    """Read the node and rotation number from a file name and its folders."""
+    name = PurePosixPath(logical_name).name
+    rotation = 0
+    m = _ROTATION_RE.match(name)
+    if m and _LOG_SUFFIX_RE.search(m["base"]):
+        name, rotation = m["base"], int(m["n"])
+    stem = _LOG_SUFFIX_RE.sub("", name)
+    job = index = None
+    for text in (stem, *reversed(parents)):
+        matches = list(_NAME_RE.finditer(text))
+        if matches:
+            last = matches[-1]
+            job = last["job"].lower()
+            index = int(last["index"]) if last["index"] is not None else None
+            if index is None:
+                trailing = re.search(r"[-_.](\d+)$", text)
+                if trailing and trailing.start() >= last.end():
+                    index = int(trailing[1])
+            break
+    return NameHint(job, index, name if rotation else logical_name, rotation)
+
+
+def _parse_mapping(text: str) -> dict | None:
+    start = text.find("{")
+    if start < 0:
+        return None
+    depth = 0
+    for pos in range(start, len(text)):
+        if text[pos] == "{":
+            depth += 1
+        elif text[pos] == "}":
+            depth -= 1
+            if depth == 0:
+                blob = text[start : pos + 1]
+                for loader in (json.loads, ast.literal_eval):
+                    try:
+                        value = loader(blob)
+                    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+                        continue
+                    if isinstance(value, dict):
+                        return value
+                return None
+    return None
+
+
+def _normalize_cluster(cluster: object) -> dict[str, list[str]] | None:
+    if not isinstance(cluster, dict):
+        return None
+    out: dict[str, list[str]] = {}
+    for job, addrs in cluster.items():
+        if isinstance(addrs, str):
+            addrs = [addrs]
+        if isinstance(addrs, dict):  # {0: "host:port"} form
+            addrs = [addrs[k] for k in sorted(addrs, key=lambda k: int(k))]
+        if isinstance(addrs, list | tuple):
+            out[str(job)] = [str(a) for a in addrs]
+    return out or None
+
+
+def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts:
+    """Scan a log's messages for the evidence of its own node and its cluster spec."""
+    facts = ContentFacts()
+    hit = pc.match_substring_regex(messages, _CONTENT_PREFILTER)
+    rows = pc.indices_nonzero(pc.fill_null(hit, False)).to_pylist()[:max_rows]
+    if not rows:
+        return facts
+    for text in messages.take(pa.array(rows, pa.int64())).to_pylist():
+        if text is None:
+            continue
+        if "TF_CONFIG" in text and facts.tf_config is None:
+            config = _parse_mapping(text[text.find("TF_CONFIG") :])
+            if config:
+                facts.tf_config = config
+                facts.cluster = facts.cluster or _normalize_cluster(config.get("cluster"))
+                task = config.get("task")
+                if isinstance(task, dict) and "type" in task and facts.job is None:
+                    try:
+                        facts.job, facts.index = str(task["type"]), int(task.get("index", 0))
+                        facts.evidence = text.strip()[:200]
+                    except (TypeError, ValueError):
+                        pass
+        if facts.job is None:
+            m = _TASK_TYPE_RE.search(text) or _DEVICES_RE.search(text)
+            if m:
+                facts.job, facts.index = m["job"], int(m["index"])
+                facts.evidence = text.strip()[:200]
+            if facts.cluster is None and "cluster_spec" in text:
+                spec = _parse_mapping(text[text.find("cluster_spec") :])
+                facts.cluster = _normalize_cluster(spec.get("cluster", spec)) if spec else None
+        if facts.address is None:
+            m = _SERVER_RE.search(text)
+            if m:
+                facts.address = m["address"].rstrip(".,;")
+        m = _CHANNEL_RE.search(text)
+        if m:
+            pairs = re.findall(r"(\d+)\s*->\s*([^,\s]+)", m["body"])
+            facts.channel_cache[m["job"]] = [
+                addr for _, addr in sorted(pairs, key=lambda p: int(p[0]))
+            ]
+    if facts.cluster is None and facts.channel_cache:
+        facts.cluster = dict(facts.channel_cache)
+    return facts
+
+
+def _same_address(a: str, b: str) -> bool:
+    local = {"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "[::]", "::1"}
+    ha, _, pa_ = a.rpartition(":")
+    hb, _, pb = b.rpartition(":")
+    return pa_ == pb and (ha == hb or (ha in local and hb in local))
+
+
+def task_for_address(address: str, clusters: list[dict[str, list[str]]]) -> tuple[str, int] | None:
+    """Find the (job, index) that serves ``address`` in any of the cluster specs, if only one does."""
+    found: set[tuple[str, int]] = set()
+    for cluster in clusters:
+        for job, addrs in cluster.items():
+            for index, addr in enumerate(addrs):
+                if _same_address(addr, address):
+                    found.add((job, index))
+    return found.pop() if len(found) == 1 else None
+
+
+def task_name(node: str) -> str | None:
+    """``worker:3`` → ``/job:worker/replica:0/task:3`` (None for a node id that is a file stem)."""
+    job, sep, index = node.partition(":")
+    return f"/job:{job}/replica:0/task:{index}" if sep and index.isdigit() else None

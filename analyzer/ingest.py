@@ -1,0 +1,406 @@
+"""Run stages 1–4: paths → sources → parsed events → nodes → one sorted timeline.
+
+Accounting holds for every file: ``lines_read == lines_in_timeline + lines_rejected``
+(a traceback of ten lines is one event and ten lines in the timeline).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from analyzer.formats import ParsedLines, parse_lines
+from analyzer.identity import (
+    ContentFacts,
+    NameHint,
+    facts_from_content,
+    hint_from_name,
+    task_for_address,
+)
+from analyzer.sources import (
+    DEFAULT_MAX_BYTES,
+    Problem,
+    Source,
+    discover,
+    read_source,
+    sniff_binary,
+)
+from analyzer.timeline import SCHEMA, empty_table, resolve_times, sort_timeline
+
+#: Below this many bytes in all, files are parsed in this process (a pool costs more).
+PARALLEL_THRESHOLD = 32 * 1024 * 1024
+
+
+@dataclass
+class FileReport:
+    """How one source was read: its node, line accounting, formats and problems."""
+
+    file: str
+    node: str
+    lines_read: int = 0
+    lines_in_timeline: int = 0
+    rejected: dict[str, int] = field(default_factory=dict)
+    formats: dict[str, int] = field(default_factory=dict)
+    wrapper: str | None = None
+    notes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def lines_rejected(self) -> int:
+        """Lines read but not in the timeline (each with a reason in ``rejected``)."""
+        return sum(self.rejected.values())
+
+
+@dataclass
+class NodeInfo:
+    """One task of the cluster as the ingest found it."""
+
+    node: str
+    job: str | None
+    task_index: int | None
+    host: str | None = None
+    files: list[str] = field(default_factory=list)
+    identity: str = "name"  #: how the id was found: ``content``, ``name``, ``address``, ``stem``, ``cluster spec``
+    tf_config: dict | None = None
+    cluster: dict[str, list[str]] | None = None
+    address: str | None = None
+    lines: int = 0
+
+    @property
+    def missing(self) -> bool:
+        """True for a task named by a cluster spec that left no log at all."""
+        return not self.files
+
+
+@dataclass
+class Ingest:
+    """Everything the ingest produced: the timeline and the account of how it was built."""
+
+    timeline: pa.Table
+    files: list[FileReport]
+    nodes: dict[str, NodeInfo]
+    problems: list[Problem]
+    skipped: list[Problem]
+
+    @property
+    def lines_read(self) -> int:
+        return sum(f.lines_read for f in self.files)
+
+    @property
+    def lines_in_timeline(self) -> int:
+        return sum(f.lines_in_timeline for f in self.files)
+
+    @property
+    def lines_rejected(self) -> int:
+        return sum(f.lines_rejected for f in self.files)
+
+    def formats(self) -> dict[str, int]:
+        """Events per line format, over all files."""
+        total: dict[str, int] = defaultdict(int)
+        for f in self.files:
+            for name, count in f.formats.items():
+                total[name] += count
+        return dict(total)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ingest`` object of the JSON contract."""
+        rejected: dict[str, int] = defaultdict(int)
+        for f in self.files:
+            for reason, count in f.rejected.items():
+                rejected[reason] += count
+        return {
+            "files": len(self.files),
+            "lines_read": self.lines_read,
+            "lines_in_timeline": self.lines_in_timeline,
+            "lines_rejected": self.lines_rejected,
+            "rejected_reasons": dict(rejected),
+            "formats": self.formats(),
+            "problems": [{"file": p.file, "problem": p.problem} for p in self.problems],
+            "skipped": [{"file": p.file, "reason": p.problem} for p in self.skipped],
+            "per_file": [
+                {
+                    "file": f.file,
+                    "node": f.node,
+                    "lines_read": f.lines_read,
+                    "lines_in_timeline": f.lines_in_timeline,
+                    "lines_rejected": f.lines_rejected,
+                    "formats": f.formats,
+                    **({"wrapper": f.wrapper} if f.wrapper else {}),
+                    **({"assumed": f.notes} if f.notes else {}),
+                }
+                for f in self.files
+            ],
+        }
+
+
+@dataclass
+class _Parsed:
+    """One source after parsing, before the node is decided (what a worker process returns)."""
+
+    source: Source
+    parsed: ParsedLines | None
+    problems: list[str]
+    skipped: str | None = None
+    error: str | None = None
+
+
+def _read_and_parse(src: Source, max_bytes: int) -> _Parsed:
+    try:
+        result = read_source(src, max_bytes=max_bytes)
+    except (OSError, EOFError, ValueError) as exc:  # permission denied, vanished, bad member
+        return _Parsed(src, None, [], error=f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+    if not result.data:
+        return _Parsed(src, None, result.problems, error="empty file (no lines)")
+    why_binary = sniff_binary(result.data[:8192])
+    if why_binary:
+        return _Parsed(src, None, result.problems, skipped=f"not a log: {why_binary}")
+    try:
+        parsed = parse_lines(result.data)
+    except MemoryError:
+        return _Parsed(
+            src, None, result.problems, error="out of memory while parsing; not analyzed"
+        )
+    return _Parsed(src, parsed, result.problems + parsed.problems)
+
+
+@dataclass
+class _Stream:
+    """The events of one node from one source (a multi-rank file gives several streams)."""
+
+    parsed: _Parsed
+    table: pa.Table
+    hint: NameHint
+    facts: ContentFacts
+    node: str | None = None
+    identity: str = "name"
+
+
+def _split_by_rank(p: _Parsed) -> list[tuple[pa.Table, str | None]]:
+    table = p.parsed.table  # type: ignore[union-attr]
+    ranks = pc.unique(table["rank"]).drop_null().to_pylist()
+    if not ranks:
+        return [(table, None)]
+    out = []
+    for rank in sorted(ranks, key=int):
+        out.append((table.filter(pc.fill_null(pc.equal(table["rank"], rank), False)), rank))
+    rest = table.filter(pc.is_null(table["rank"]))
+    if rest.num_rows:
+        out.insert(0, (rest, None))
+    return out
+
+
+def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
+    clusters = [s.facts.cluster for s in streams if s.facts.cluster]
+    by_piece: dict[tuple, list[_Stream]] = defaultdict(list)
+    for s in streams:
+        by_piece[(s.parsed.source.parent_names, s.parsed.source.path.parent, s.hint.stem)].append(s)
+    for s in streams:
+        if s.facts.node:
+            s.node, s.identity = s.facts.node, "content"
+        elif s.facts.address and (task := task_for_address(s.facts.address, clusters)):
+            s.node, s.identity = f"{task[0]}:{task[1]}", "address"
+    # rotated pieces of one log share the node their contents tell
+    for pieces in by_piece.values():
+        told = {s.node for s in pieces if s.node}
+        if len(told) == 1:
+            for s in pieces:
+                if not s.node:
+                    s.node, s.identity = next(iter(told)), "content"
+    for s in streams:
+        by_name = s.hint.node
+        if s.node and by_name and s.node != by_name:
+            problems.append(
+                Problem(
+                    s.parsed.source.name,
+                    f"file name says {by_name} but its contents say {s.node} "
+                    f"({s.facts.evidence or 'server address'}); using {s.node}",
+                )
+            )
+        if not s.node and by_name:
+            s.node, s.identity = by_name, "name"
+        if not s.node:
+            stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
+            s.node, s.identity = stem.replace("!", "/"), "stem"
+
+
+def ingest(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    tz: str | None = None,
+    node_tz: dict[str, str] | None = None,
+    year: int | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow_links: bool = False,
+    workers: int | None = None,
+    progress: Any = None,
+) -> Ingest:
+    """Read every log under ``paths`` into one timeline.
+
+    ``tz`` is the zone of timestamps that carry none (default UTC), ``node_tz`` overrides it
+    per node (``{"worker:1": "Asia/Tokyo"}``), ``year`` is used for year-less absl times when
+    a file has no dated line. ``progress`` is an optional callable ``(done, total, name)``.
+    Raises :class:`analyzer.sources.UsageError` for a path that does not exist.
+    """
+    found = discover(paths, follow_links=follow_links)
+    problems = list(found.problems)
+    skipped = list(found.skipped)
+    parsed = list(_parse_all(found.sources, max_bytes, workers, progress))
+
+    streams: list[_Stream] = []
+    files: dict[str, FileReport] = {}
+    for p in parsed:
+        problems.extend(Problem(p.source.name, msg) for msg in p.problems)
+        if p.skipped:
+            skipped.append(Problem(p.source.name, p.skipped))
+            continue
+        if p.error:
+            problems.append(Problem(p.source.name, p.error))
+            continue
+        assert p.parsed is not None
+        hint = hint_from_name(p.source.logical_name, p.source.parent_names)
+        for table, rank in _split_by_rank(p):
+            if rank is not None:
+                hint = NameHint(hint.job or "worker", int(rank), hint.stem, hint.rotation)
+            streams.append(_Stream(p, table, hint, facts_from_content(table["message"])))
+    _decide_nodes(streams, problems)
+
+    nodes: dict[str, NodeInfo] = {}
+    tables: list[pa.Table] = []
+    for s in sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name)):
+        src = s.parsed.source
+        job, _, index = s.node.partition(":")  # type: ignore[union-attr]
+        info = nodes.get(s.node)  # type: ignore[arg-type]
+        if info is None:
+            info = nodes[s.node] = NodeInfo(  # type: ignore[index]
+                s.node,  # type: ignore[arg-type]
+                job if index.isdigit() else None,
+                int(index) if index.isdigit() else None,
+                identity=s.identity,
+            )
+        if src.name not in info.files:
+            info.files.append(src.name)
+        info.tf_config = info.tf_config or s.facts.tf_config
+        info.cluster = info.cluster or s.facts.cluster
+        info.address = info.address or s.facts.address
+        if s.identity == "content":
+            info.identity = "content"
+        zone = (node_tz or {}).get(s.node) or tz  # type: ignore[arg-type]
+        year_hint = year or datetime.fromtimestamp(src.mtime or 0, UTC).year
+        ts, origin, notes = resolve_times(s.table, year_hint=year_hint, tz=zone)
+        if year and "year" in notes:
+            notes["year"] = notes["year"].replace("the file's date or --year", "--year")
+        tables.append(_timeline_rows(s, info, ts, origin))
+        report = files.get(src.name)
+        if report is None:
+            report = files[src.name] = FileReport(
+                src.name,
+                s.node,
+                lines_read=s.parsed.parsed.lines_read,  # type: ignore[union-attr]
+                rejected=dict(s.parsed.parsed.rejected),
+                wrapper=s.parsed.parsed.wrapper,  # type: ignore[union-attr]
+            )
+        lines = int(
+            pc.sum(pc.add(pc.subtract(s.table["line_end"], s.table["line_no"]), 1)).as_py() or 0
+        )
+        report.lines_in_timeline += lines
+        info.lines += lines
+        for f in pc.value_counts(s.table["format"]).to_pylist():
+            report.formats[f["values"]] = report.formats.get(f["values"], 0) + f["counts"]
+        report.notes.update(notes)
+
+    _add_missing_nodes(nodes)
+    for info in nodes.values():
+        info.host = info.host or _host_of(info)
+    timeline = sort_timeline(pa.concat_tables(tables)) if tables else empty_table()
+    return Ingest(timeline, list(files.values()), nodes, problems, skipped)
+
+
+def _parse_all(sources: Sequence[Source], max_bytes: int, workers: int | None, progress: Any):
+    total_bytes = sum(s.size for s in sources)
+    workers = workers or (os.cpu_count() or 1)
+    if workers > 1 and len(sources) > 1 and total_bytes >= PARALLEL_THRESHOLD:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_read_and_parse, src, max_bytes) for src in sources]
+            for done, fut in enumerate(futures, 1):
+                result = fut.result()
+                if progress:
+                    progress(done, len(sources), result.source.name)
+                yield result
+        return
+    for done, src in enumerate(sources, 1):
+        result = _read_and_parse(src, max_bytes)
+        if progress:
+            progress(done, len(sources), src.name)
+        yield result
+
+
+def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -> pa.Table:
+    t = s.table
+    n = t.num_rows
+    level = t["level"]
+    # an uncaught Python exception and a stack trace are errors even without a level
+    level = pc.if_else(
+        pc.and_(
+            pc.is_null(level),
+            pc.is_in(
+                t["format"], pa.array(["python_traceback", "cpp_stacktrace"], pa.large_string())
+            ),
+        ),
+        pa.scalar("ERROR", pa.large_string()),
+        level,
+    )
+    columns = {
+        "ts": ts,
+        "ts_origin": origin,
+        "node": pa.repeat(pa.scalar(info.node, pa.large_string()), n),
+        "job": pa.repeat(pa.scalar(info.job, pa.large_string()), n),
+        "task_index": pa.repeat(pa.scalar(info.task_index, pa.int32()), n),
+        "host": pa.nulls(n, pa.large_string()),
+        "file": pa.repeat(pa.scalar(s.parsed.source.name, pa.large_string()), n),
+        "line_no": t["line_no"],
+        "line_end": t["line_end"],
+        "level": level,
+        "source": t["source"],
+        "pid": pa.nulls(n, pa.int64()),
+        "thread": t["thread"],
+        "logger": t["logger"],
+        "message": t["message"],
+        "detail": t["detail"],
+        "format": t["format"],
+        "wrapper": t["wrapper"],
+        "stream": t["stream"],
+        "raw": t["raw"],
+    }
+    return pa.table(columns).cast(SCHEMA)
+
+
+def _all_tasks(nodes: dict[str, NodeInfo]) -> set[str]:
+    tasks: set[str] = set()
+    for info in nodes.values():
+        for job, addrs in (info.cluster or {}).items():
+            tasks.update(f"{job}:{i}" for i in range(len(addrs)))
+    return tasks
+
+
+def _add_missing_nodes(nodes: dict[str, NodeInfo]) -> None:
+    for task in sorted(_all_tasks(nodes) - set(nodes)):
+        job, _, index = task.partition(":")
+        nodes[task] = NodeInfo(task, job, int(index), identity="cluster spec")
+
+
+def _host_of(info: NodeInfo) -> str | None:
+    address = info.address
+    if not address and info.job and info.task_index is not None:
+        for other in (info.cluster or {},):
+            addrs = other.get(info.job, [])
+            if info.task_index < len(addrs):
+                address = addrs[info.task_index]
+    return address.rpartition(":")[0] or None if address else None

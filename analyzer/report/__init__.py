@@ -1,0 +1,1 @@
+"""Stage 6: reports — terminal (:mod:`.terminal`), HTML (:mod:`.html`), JSON (:mod:`.jsonout`)."""

@@ -1,0 +1,168 @@
+"""The notebook API, and what the CLI calls: :func:`load` runs the whole pipeline.
+
+>>> import analyzer
+>>> run = analyzer.load("sample_logs/ps_killed")      # doctest: +SKIP
+>>> run.root_cause.node, run.root_cause.category      # doctest: +SKIP
+('ps:0', 'node_crash')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from analyzer.ingest import Ingest
+    from analyzer.model import Diagnosis, RootCause
+    from analyzer.rules import RuleSet
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Options:
+    """How to read and judge the logs (the CLI flags of ``tfdiag analyze``)."""
+
+    tz: str | None = None
+    node_tz: dict[str, str] = field(default_factory=dict)
+    year: int | None = None
+    patterns: Sequence[str | os.PathLike[str]] = ()
+    workers: int | None = None
+    max_bytes: int | None = None
+    follow_links: bool = False
+    regex_timeout: float = 0.5
+
+
+class Run:
+    """One analysis: the timeline, the findings, the diagnosis, and ways to show them."""
+
+    def __init__(
+        self, ingest: Ingest, rules: RuleSet, options: Options, command: str | None = None
+    ):
+        self.ingest = ingest
+        self.rules = rules
+        self.options = options
+        self.command = command
+        self.problems: list[str] = []
+
+    # -- data ------------------------------------------------------------------------------
+    @cached_property
+    def timeline(self) -> pd.DataFrame:
+        """Every event of every node, time-sorted (schema: :mod:`analyzer.timeline`)."""
+        from analyzer.timeline import to_pandas
+
+        return to_pandas(self.ingest.timeline)
+
+    @cached_property
+    def findings(self) -> pd.DataFrame:
+        """Events that matched a rule (benign ones included, flagged ``benign``).
+
+        Index: the event's row in :attr:`timeline`. Columns: ``ts``, ``node``, ``file``,
+        ``line_no``, ``level``, ``message``, ``pattern_id``, ``category``, ``severity``,
+        ``benign``, ``captures`` (a dict of the rule's named groups).
+        """
+        from analyzer.classify import classify
+
+        result = classify(self.timeline, self.rules, timeout=self.options.regex_timeout)
+        self.problems.extend(result.problems)
+        found = result.findings
+        rows = found["row"].to_numpy() if "row" in found.columns else found.index.to_numpy()
+        events = self.timeline.iloc[rows][["ts", "node", "file", "line_no", "level", "message"]]
+        out = events.reset_index(drop=False).rename(columns={"index": "row"})
+        for name in ("pattern_id", "category", "severity", "benign"):
+            out[name] = found[name].to_numpy()
+        out["captures"] = [
+            json.loads(c) if isinstance(c, str) else (c or {}) for c in found["captures"]
+        ]
+        return out.set_index("row")
+
+    @cached_property
+    def diagnosis(self) -> Diagnosis:
+        """The verdict and the per-node story (see :mod:`analyzer.diagnose`)."""
+        from analyzer.diagnose import diagnose
+
+        return diagnose(self.timeline, self.findings, self.ingest, self.rules)
+
+    @property
+    def root_cause(self) -> RootCause:
+        """The first failing node, the category and the evidence chain."""
+        return self.diagnosis.root_cause
+
+    @cached_property
+    def nodes(self) -> pd.DataFrame:
+        """One row per node: status, files, lines, first error, last line time, …"""
+        import pandas as pd
+
+        return pd.DataFrame([n.to_dict() for n in self.diagnosis.nodes]).set_index("node")
+
+    # -- outputs ---------------------------------------------------------------------------
+    def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
+        """The JSON object of shared/contract.md."""
+        from analyzer.report.jsonout import build
+
+        return build(self, redact=redact)
+
+    def to_json(self, path: str | os.PathLike[str] | None = None, *, redact: bool = True) -> str:
+        """The contract's JSON text; also written to ``path`` when given."""
+        text = json.dumps(self.to_dict(redact=redact), indent=2, ensure_ascii=False)
+        if path is not None:
+            Path(path).write_text(text + "\n", encoding="utf-8")
+        return text
+
+    def to_html(self, path: str | os.PathLike[str] | None = None, *, redact: bool = True) -> str:
+        """A self-contained HTML report; also written to ``path`` when given."""
+        from analyzer.report.html import render
+
+        html = render(self, redact=redact)
+        if path is not None:
+            Path(path).write_text(html, encoding="utf-8")
+        return html
+
+    def plot_timeline(self, **filters: Any):
+        """A swimlane figure of the nodes (filters: ``nodes``, ``categories``, ``start``, ``end``)."""
+        from analyzer.report.plots import plot_timeline
+
+        return plot_timeline(self, **filters)
+
+    def _repr_html_(self) -> str:
+        from analyzer.report.html import render_summary
+
+        return render_summary(self)
+
+    def __repr__(self) -> str:
+        rc = self.root_cause
+        return f"<Run {len(self.ingest.nodes)} nodes, verdict: {rc.category} at {rc.node}>"
+
+
+def load(
+    *paths: str | os.PathLike[str],
+    options: Options | None = None,
+    command: str | None = None,
+    progress: Any = None,
+    **kw: Any,
+) -> Run:
+    """Read the logs under ``paths`` and return a :class:`Run` (keyword args set :class:`Options`)."""
+    from analyzer.ingest import ingest
+    from analyzer.rules import load_rules
+    from analyzer.sources import DEFAULT_MAX_BYTES
+
+    options = options or Options(**kw)
+    rules = load_rules(extra_dirs=[Path(p) for p in options.patterns])
+    result = ingest(
+        paths,
+        tz=options.tz,
+        node_tz=options.node_tz,
+        year=options.year,
+        max_bytes=options.max_bytes or DEFAULT_MAX_BYTES,
+        follow_links=options.follow_links,
+        workers=options.workers,
+        progress=progress,
+    )
+    return Run(result, rules, options, command=command)
