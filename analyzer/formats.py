@@ -244,7 +244,10 @@ def _extract_formats(inner: pa.Array) -> pa.Table:
         if not ok.any():
             continue
         parts = parts.filter(pa.array(ok))
-        columns = {"row": pa.array(cand_idx[ok]), "format": pa.array([fmt.name] * int(ok.sum()))}
+        columns = {
+            "row": pa.array(cand_idx[ok]),
+            "format": pa.array([fmt.name] * int(ok.sum()), pa.large_string()),
+        }
         for name in PART_FIELDS:
             if name in parts.type.names:
                 values = parts.field(name).cast(pa.large_string())
@@ -255,7 +258,10 @@ def _extract_formats(inner: pa.Array) -> pa.Table:
         keep = np.ones(len(remaining), dtype=bool)
         keep[np.flatnonzero(looks)[ok]] = False
         remaining = remaining[keep]
-    columns = {"row": pa.array(remaining), "format": pa.array(["plain"] * len(remaining))}
+    columns = {
+        "row": pa.array(remaining),
+        "format": pa.array(["plain"] * len(remaining), pa.large_string()),
+    }
     for name in PART_FIELDS:
         columns[name] = pa.nulls(len(remaining), pa.large_string())
     columns["message"] = inner.take(pa.array(remaining)).cast(pa.large_string())

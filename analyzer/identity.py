@@ -30,13 +30,14 @@ _SINGLETON_JOBS = {"chief", "master", "evaluator", "coordinator"}
 # Content evidence, as RE2 prefilters (cheap, whole column) and Python regexes (few rows).
 _CONTENT_PREFILTER = (
     r"TF_CONFIG|task_type|/job:\w+/replica:\d+/task:\d+/device|Started server with target"
-    r"|GrpcChannelCache for job"
+    r"|GrpcChannelCache for job|eager service context"
 )
 _TASK_TYPE_RE = re.compile(
     r"task_type\s*[=:]\s*['\"]?(?P<job>\w+)['\"]?,?\s*task_id\s*[=:]\s*(?P<index>\d+)"
 )
 _DEVICES_RE = re.compile(
-    r"devices?:?\s*\[?\s*['\"]?/job:(?P<job>\w+)/replica:\d+/task:(?P<index>\d+)/device"
+    r"(?:devices?\s*[:=]?\s*\[?\s*['\"]?|eager service context .*? on host \S+ )"
+    r"/job:(?P<job>\w+)/replica:\d+/task:(?P<index>\d+)"
 )
 _SERVER_RE = re.compile(r"Started server with target:\s*grpc://(?P<address>\S+)")
 _CHANNEL_RE = re.compile(r"GrpcChannelCache for job (?P<job>\w+) -> \{(?P<body>[^}]*)\}")

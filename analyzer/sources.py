@@ -178,9 +178,12 @@ def sniff_binary(head: bytes) -> str | None:
     nul = sample.count(b"\x00")
     if nul > len(sample) // 10:
         return "binary data (many NUL bytes)"
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
-    if controls > len(sample) // 5:
-        return "binary data (mostly control bytes)"
+    text = sample.decode("utf-8", "replace")
+    odd = text.count("\ufffd") + sum(
+        1 for ch in text if ch < " " and ch not in "\t\n\r\x0b\x0c\x1b"
+    )
+    if odd > len(text) // 10:
+        return "binary data (not text)"
     return None
 
 

@@ -1,0 +1,227 @@
+"""Line formats: each parser on real lines (captured from TensorFlow 2.21 runs of the lab,
+and from the format strings in TensorFlow's, absl's and Python's sources)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer.formats import parse_lines
+
+# (line, format, level, source, message) — real lines
+REAL_LINES = [
+    (
+        "I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785",
+        "absl",
+        "INFO",
+        "grpc_server_lib.cc:467",
+        "Started server with target: grpc://127.0.0.1:57785",
+    ),
+    (
+        "W0000 00:00:1795322643.621435    4392 destroy_tensor_handle_node.h:59] Ignoring an error encountered when deleting remote tensors handles: INVALID_ARGUMENT: Unable to find the relevant tensor remote_handle: Op ID: 52, Output num: 0",
+        "absl",
+        "WARNING",
+        "destroy_tensor_handle_node.h:59",
+        "Ignoring an error encountered when deleting remote tensors handles: INVALID_ARGUMENT: Unable to find the relevant tensor remote_handle: Op ID: 52, Output num: 0",
+    ),
+    (
+        "E0130 12:34:56.789012  1234 grpc_server_lib.cc:467] Could not start gRPC server",
+        "absl",
+        "ERROR",
+        "grpc_server_lib.cc:467",
+        "Could not start gRPC server",
+    ),
+    (
+        "2018-03-02 08:50:57.918293: I tensorflow/core/distributed_runtime/master.cc:221] CreateSession still waiting for response from worker: /job:worker/replica:0/task:1",
+        "tf_cpp",
+        "INFO",
+        "master.cc:221",
+        "CreateSession still waiting for response from worker: /job:worker/replica:0/task:1",
+    ),
+    (
+        "2026-11-22 04:44:03,627 - ERROR -  /job:worker/task:1 encountered the following error when processing closure: UnavailableError():Graph execution error:",
+        "python_logging",
+        "ERROR",
+        None,
+        "/job:worker/task:1 encountered the following error when processing closure: UnavailableError():Graph execution error:",
+    ),
+    (
+        "2025-01-30 12:34:56,789 - tensorflow - WARNING - slow step",
+        "python_logging",
+        "WARNING",
+        None,
+        "slow step",
+    ),
+    (
+        "INFO:tensorflow:Graph was finalized.",
+        "python_basic",
+        "INFO",
+        None,
+        "Graph was finalized.",
+    ),
+    (
+        "WARNING:absl:You are saving your model as an HDF5 file",
+        "python_basic",
+        "WARNING",
+        None,
+        "You are saving your model as an HDF5 file",
+    ),
+    (
+        "10/10 [==============================] - 1s 5ms/step - loss: 0.1000",
+        "keras_progress",
+        None,
+        None,
+        "10/10 [==============================] - 1s 5ms/step - loss: 0.1000",
+    ),
+    (
+        "Additional GRPC error information from remote target /job:ps/replica:0/task:0 while calling /tensorflow.WorkerService/RecvTensor:",
+        "plain",
+        None,
+        None,
+        "Additional GRPC error information from remote target /job:ps/replica:0/task:0 while calling /tensorflow.WorkerService/RecvTensor:",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "fmt", "level", "source", "message"), REAL_LINES)
+def test_real_line_parses(line, fmt, level, source, message):
+    table = parse_lines(line.encode() + b"\n").table.to_pylist()
+    assert len(table) == 1
+    row = table[0]
+    assert row["format"] == fmt
+    assert row["level"] == level
+    assert row["source"] == source
+    assert row["message"] == message
+    assert row["raw"] == line
+
+
+def test_python_traceback_is_one_event_with_exception_line():
+    text = (
+        "2026-11-22 04:44:03,627 - ERROR - training failed\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/main/analyzer/lab/tasks/ps_training.py", line 88, in main\n'
+        "    coordinator.join()\n"
+        "tensorflow.python.framework.errors_impl.UnavailableError: failed to connect to all addresses\n"
+        "Additional GRPC error information from remote target /job:ps/replica:0/task:0:\n"
+    )
+    parsed = parse_lines(text.encode())
+    rows = parsed.table.to_pylist()
+    assert [r["format"] for r in rows] == ["python_logging", "python_traceback", "plain"]
+    tb = rows[1]
+    assert tb["message"].startswith("tensorflow.python.framework.errors_impl.UnavailableError:")
+    assert (tb["line_no"], tb["line_end"]) == (2, 5)
+    assert "coordinator.join()" in tb["detail"]
+    assert parsed.lines_read == 6
+
+
+def test_cpp_stack_trace_is_one_event():
+    text = (
+        "*** Begin stack trace ***\n"
+        "\ttsl::CurrentStackTrace()\n"
+        "\ttensorflow::GrpcServer::Init()\n"
+        "*** End stack trace ***\n"
+        "after\n"
+    )
+    rows = parse_lines(text.encode()).table.to_pylist()
+    assert rows[0]["format"] == "cpp_stacktrace"
+    assert (rows[0]["line_no"], rows[0]["line_end"]) == (1, 4)
+    assert rows[1]["message"] == "after"
+
+
+@pytest.mark.parametrize(
+    ("lines", "wrapper", "inner_format"),
+    [
+        (
+            [
+                "2026-11-22T04:44:01.915983123Z stderr F I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785",
+                "2026-11-22T04:44:02.000000000Z stdout F 2026-11-22 04:44:02,000 - INFO - step 1",
+            ],
+            "k8s_cri",
+            "absl",
+        ),
+        (
+            [
+                '{"log":"I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785\\n","stream":"stderr","time":"2026-11-22T04:44:01.915983123Z"}',
+                '{"log":"2026-11-22 04:44:02,000 - INFO - step \\"1\\"\\n","stream":"stdout","time":"2026-11-22T04:44:02.0Z"}',
+            ],
+            "docker_json",
+            "absl",
+        ),
+        (
+            [
+                "[1,0]<stderr>:I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785",
+                "[1,1]<stdout>:2026-11-22 04:44:02,000 - INFO - step 1",
+            ],
+            "mpirun",
+            "absl",
+        ),
+        (
+            [
+                "0: I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785",
+                "1: 2026-11-22 04:44:02,000 - INFO - step 1",
+            ],
+            "slurm",
+            "absl",
+        ),
+        (
+            [
+                "2026-11-22T04:44:01.915983123Z I0000 00:00:1795322641.915983    3974 grpc_server_lib.cc:467] Started server with target: grpc://127.0.0.1:57785",
+                "2026-11-22T04:44:02.000000000Z 2026-11-22 04:44:02,000 - INFO - step 1",
+            ],
+            "kubectl",
+            "absl",
+        ),
+    ],
+)
+def test_wrappers_are_peeled(lines, wrapper, inner_format):
+    parsed = parse_lines(("\n".join(lines) + "\n").encode())
+    rows = parsed.table.to_pylist()
+    assert parsed.wrapper == wrapper
+    assert rows[0]["format"] == inner_format
+    assert rows[0]["message"] == "Started server with target: grpc://127.0.0.1:57785"
+    assert rows[1]["format"] == "python_logging"
+    assert rows[1]["message"].startswith("step ")
+    assert rows[0]["raw"] == lines[0]
+
+
+def test_rank_prefix_is_kept_for_node_identity():
+    rows = parse_lines(b"[1,3]<stdout>:hello\n[1,3]<stdout>:again\n").table.to_pylist()
+    assert {r["rank"] for r in rows} == {"3"}
+
+
+def test_blank_lines_are_counted_as_rejected():
+    parsed = parse_lines(b"a\n\n   \nb\n")
+    assert parsed.lines_read == 4
+    assert parsed.table.num_rows == 2
+    assert parsed.rejected == {"blank line": 2}
+
+
+def test_line_endings_crlf_and_lone_cr():
+    parsed = parse_lines(b"a\r\nb\rc\n")
+    assert [r["raw"] for r in parsed.table.to_pylist()] == ["a", "b", "c"]
+
+
+def test_invalid_utf8_is_kept_escaped_and_reported():
+    parsed = parse_lines(b"ok\nbad \xff\xfe byte\n")
+    rows = parsed.table.to_pylist()
+    assert rows[1]["raw"] == "bad \\xff\\xfe byte"
+    assert any("UTF-8" in p for p in parsed.problems)
+
+
+def test_utf16_with_bom():
+    parsed = parse_lines("INFO:tensorflow:hello\n".encode("utf-16"))
+    assert parsed.table.to_pylist()[0]["message"] == "hello"
+    assert any("UTF-16" in p for p in parsed.problems)
+
+
+def test_very_long_line_is_cut_and_reported():
+    parsed = parse_lines(b"x" * (3 * 1024 * 1024) + b"\nshort\n")
+    rows = parsed.table.to_pylist()
+    assert len(rows[0]["raw"]) == 1024 * 1024
+    assert rows[1]["raw"] == "short"
+    assert any("longer than" in p for p in parsed.problems)
+
+
+def test_unterminated_last_line_is_kept_and_reported():
+    parsed = parse_lines(b"first\ncut mid-li")
+    assert [r["raw"] for r in parsed.table.to_pylist()] == ["first", "cut mid-li"]
+    assert any("no line end" in p for p in parsed.problems)
