@@ -1,0 +1,1314 @@
+"""Stage 6: from findings to a verdict — the first failing node, what happened there, and why.
+
+The algorithm, one step per function:
+
+1. **Node facts** (:func:`node_facts`). Per node: first and last line time, how the log ends
+   (``clean`` goodbye, ``exception``, ``killed`` / exit info, or ``mid-run``: no goodbye at all),
+   versions it printed, its cluster spec and served address. Vectorized over the timeline: a
+   group-by for the times, the last few events per node for the ending, and one regex
+   prefilter over the message column for version lines.
+2. **Blame** (:func:`resolve_blames`). A finding whose rule ``blames`` a captured peer
+   (``/job:ps/replica:0/task:0``, ``127.0.0.1:2222``, ``ps_index``) is evidence against that
+   peer, resolved to a node id through task names, ``Started server`` addresses and the
+   majority cluster spec. ``blames: self`` makes the finding the node's own (intrinsic) error.
+   An address that only a minority cluster spec lists is not blame: it is a wrong spec.
+3. **Consistency** (:func:`check_consistency`). Cluster specs that disagree (the odd ones
+   out are suspects), a task missing from its own spec, two tasks on one address, differing
+   TensorFlow / Python / protobuf / gRPC versions.
+4. **Clock skew** (:func:`estimate_clock_offsets`). Near-simultaneous events — start-up and
+   the burst of symptoms one crash causes on its victims — give each node pairwise time
+   differences; the node whose median difference is largest (beyond ``SKEW_MIN_S``) is
+   corrected first, and so on. A correction is applied when two kinds of event agree or the
+   offset is huge; every time compared below is corrected.
+5. **Silence** (:func:`detect_silence`). A log that ends mid-run (no goodbye, no exception)
+   while peers go on is a silent death when the node is blamed or the peers start failing
+   soon after it stops.
+6. **Scoring** (:func:`score_candidates`). Points for being blamed (more for many blamers),
+   an intrinsic error, a silent death or kill, being the odd one out in cluster spec or
+   versions; a node whose own first error blames someone else loses a point. Ties go to the
+   earliest (corrected) failure. Causal evidence (blame) thus outranks timestamps.
+7. **Verdict** (:func:`diagnose`). The winner is ``failed``; its category is its own
+   intrinsic error's, else ``cluster_spec_mismatch`` / ``version_mismatch`` when it is the
+   odd one out, else ``node_crash`` for a silent, killed or missing node. Others are
+   ``victim`` (with lag), ``silent``, ``missing`` or ``ok``. Confidence grows with the score
+   and shrinks with a close runner-up, a missing log or a verdict that depends on clock
+   correction. No error and no silent death: category ``none``.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from analyzer.identity import task_name
+from analyzer.model import Diagnosis, Evidence, NodeReport, RootCause
+
+if TYPE_CHECKING:
+    from analyzer.ingest import Ingest
+    from analyzer.rules import RuleSet
+
+# --------------------------------------------------------------------------- knobs
+
+#: Categories that are usually what a node sees when *another* node failed.
+SYMPTOM_CATEGORIES = frozenset(
+    {"connection_unavailable", "deadline_exceeded", "session_blocked", "coordination_failure"}
+)
+#: What a wrong cluster spec typically causes at the node that holds it.
+SPEC_CONSEQUENCES = SYMPTOM_CATEGORIES | {"address_in_use", "name_resolution"}
+ERROR_SEVERITIES = ("error", "fatal")
+BLAME_SEVERITIES = ("warning", "error", "fatal")
+SKEW_MIN_S = 30.0  #: smaller apparent offsets are normal start-up / reaction jitter
+SKEW_HUGE_S = 600.0  #: an offset this large is a clock (or zone) error even on one event kind
+SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
+SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
+SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
+CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
+TAIL_EVENTS = 8  #: events per node inspected to tell how its log ends
+MAX_EVIDENCE = 8
+TEXT_LIMIT = 300
+
+DEFAULT_REMEDIATION = {
+    "node_crash": "Find out why the process died: check the host's kernel log (dmesg) for the "
+    "OOM killer, the scheduler's events for evictions, and the node's stderr for a native "
+    "crash; restart it and consider checkpointing so the job can resume.",
+    "address_in_use": "Another process holds the task's port: stop it, or give the task a free "
+    "port in every node's TF_CONFIG.",
+    "connection_unavailable": "Check that the peer task runs and listens on the address in the "
+    "cluster spec, and that no firewall or network policy blocks the port.",
+    "deadline_exceeded": "An RPC or barrier timed out: find the slow or stuck peer, or raise "
+    "the timeout if the work legitimately takes longer.",
+    "name_resolution": "A host name in the cluster spec does not resolve: fix the spec or DNS.",
+    "cluster_spec_mismatch": "Give every task the same cluster spec (TF_CONFIG): same jobs, "
+    "same addresses and ports in the same order, and a task index inside its job.",
+    "session_blocked": "Start-up waits for a task that never answers: make sure every task "
+    "in the cluster spec is launched and reachable.",
+    "version_mismatch": "Run the same TensorFlow, protobuf and gRPC versions on every task.",
+    "dtype_mismatch": "Cast the input to the dtype the model expects (check the input "
+    "pipeline's dtypes against the model's).",
+    "shape_mismatch": "Make the tensor shapes agree (check batch size and feature dimensions).",
+    "oom": "Reduce the batch or model size, or give the task more memory.",
+    "coordination_failure": "The coordination service gave up on a task: find the task it "
+    "names and why it stopped answering (crash, hang, network).",
+    "preemption": "The scheduler took the task away: use preemption-tolerant training "
+    "(checkpoints, PreemptionCheckpointHandler) or non-preemptible capacity.",
+    "concurrent_write": "Let only one task (the chief) write shared files, or give each task "
+    "its own path.",
+    "filesystem_error": "Check the storage path, its permissions and its availability from "
+    "every node.",
+    "collective_error": "Check the collective backend (NCCL) on every node: versions, network "
+    "interfaces, and the NCCL_DEBUG=INFO output.",
+}
+
+ENDING_TEXT = {
+    "clean": "with a clean shutdown",
+    "exception": "with an error or exception",
+    "killed": "with a kill / crash message",
+    "mid-run": "mid-run, with no goodbye",
+    "no log": "(no log)",
+}
+
+CATEGORY_PHRASE = {
+    "node_crash": "died (killed or crashed)",
+    "address_in_use": "could not bind its port",
+    "connection_unavailable": "could not reach a peer",
+    "deadline_exceeded": "ran past a deadline",
+    "name_resolution": "could not resolve a peer's host name",
+    "cluster_spec_mismatch": "has a cluster spec that disagrees with its peers'",
+    "session_blocked": "was blocked waiting for a task at start-up",
+    "version_mismatch": "runs an incompatible software version",
+    "dtype_mismatch": "got a tensor of the wrong dtype",
+    "shape_mismatch": "got a tensor of an incompatible shape",
+    "oom": "ran out of memory",
+    "coordination_failure": "was given up on by the coordination service",
+    "preemption": "was preempted by the scheduler",
+    "concurrent_write": "collided with another task writing the same file",
+    "filesystem_error": "hit a storage error",
+    "collective_error": "hit a collective-communication error",
+}
+
+# --------------------------------------------------------------------------- line patterns
+
+_CLEAN_RE = re.compile(
+    r"shutting down|shut down|training (?:finished|complete)|finished after|job finished"
+    r"|exiting (?:cleanly|normally)|exit(?:ed)? with (?:code|status) 0\b|goodbye|all done"
+    r"|successfully (?:finished|completed)",
+    re.I,
+)
+_KILLED_RE = re.compile(
+    r"\bKilled\b|SIGKILL|SIGTERM|SIGSEGV|SIGABRT|Segmentation fault|core dumped|\bAborted\b"
+    r"|terminate called|exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?[1-9]\d*"
+    r"|returncode[\s=:]*-?[1-9]|signal \d+",
+    re.I,
+)
+_EXIT_RE = re.compile(
+    r"(?P<text>exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?\d+|returncode[\s=:]*-?\d+"
+    r"|\bKilled\b|Segmentation fault(?: \(core dumped\))?|Aborted(?: \(core dumped\))?"
+    r"|terminate called[^\n]{0,80}|(?:received|caught|got) signal[\s:]*\w+|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS))",
+    re.I,
+)
+_VERSION_PREFILTER = r"(?i)version|__version__|python \d|protobuf|grpcio|grpc[ =:]+v?\d"
+_VERSION_RES = {
+    "tensorflow": re.compile(
+        r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?(\d+\.\d+[\w.+-]*)",
+        re.I,
+    ),
+    "python": re.compile(r"\bpython(?: version)?[\s:=]+v?(\d+\.\d+(?:\.\d+)?)", re.I),
+    "protobuf": re.compile(r"protobuf(?: version)?[\s:=]+v?(\d+\.\d+[\w.]*)", re.I),
+    "grpc": re.compile(r"grpc(?:io)?(?: version)?[\s:=]+v?(\d+\.\d+[\w.]*)", re.I),
+}
+_REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
+_TASK_RE = re.compile(r"/job:(?P<job>[\w-]+)(?:/replica:\d+)?/task:(?P<index>\d+)")
+_ADDRESS_RE = re.compile(
+    r"^(?:ipv[46]:|grpc://|dns:///?)?(?P<host>\[[^\]]+\]|[\w.\-]+):(?P<port>\d+)$"
+)
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "[::]", "::1", "::"}
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def _utc(values: Any) -> pd.Series:
+    """A column of timestamps (Arrow or numpy backed, naive or zoned) as UTC datetimes."""
+    series = values if isinstance(values, pd.Series) else pd.Series(values)
+    if isinstance(series.dtype, pd.ArrowDtype):
+        series = series.astype(
+            "datetime64[ns, UTC]" if series.dtype.pyarrow_dtype.tz else "datetime64[ns]"
+        )
+    return pd.to_datetime(series, utc=True, errors="coerce")
+
+
+def _seconds(delta: Any) -> float:
+    return float(pd.Timedelta(delta).total_seconds())
+
+
+def _text(value: Any) -> str:
+    """A cell as text: None, NaN and pd.NA become the empty string."""
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return str(value)
+
+
+def _clip(text: Any, limit: int = TEXT_LIMIT) -> str:
+    text = _text(text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _human_duration(seconds: float) -> str:
+    seconds = abs(seconds)
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.2f} h"
+
+
+def _rule(rules: Any, pattern_id: Any):
+    if rules is None or not isinstance(pattern_id, str):
+        return None
+    getter = getattr(rules, "get", None)
+    return getter(pattern_id) if getter else None
+
+
+# --------------------------------------------------------------------------- 1. node facts
+
+
+@dataclass
+class Facts:
+    """What one node's own log tells, before any cross-node reasoning."""
+
+    node: str
+    files: list[str] = field(default_factory=list)
+    lines: int = 0
+    first_time: pd.Timestamp | None = None
+    last_time: pd.Timestamp | None = None
+    last_line: dict | None = None  #: the last event (time, file, line_no, message)
+    ending: str = "no log"
+    exit_info: str | None = None
+    exit_line: dict | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    version_lines: dict[str, dict] = field(default_factory=dict)
+    cluster: dict[str, list[str]] | None = None
+    tf_config_line: dict | None = None
+    address: str | None = None
+    task: dict | None = None  #: TF_CONFIG's own task entry
+    missing: bool = False
+
+
+def _event(row: Any) -> dict:
+    return {
+        "ts": row.ts,
+        "file": getattr(row, "file", None),
+        "line_no": getattr(row, "line_no", None),
+        "message": getattr(row, "message", None),
+    }
+
+
+def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
+    """How a log ends, from its last few events: (ending, exit info, the exit line)."""
+    exit_info = exit_line = None
+    for row in tail.itertuples(index=False):
+        m = _EXIT_RE.search(_text(row.message))
+        if m:
+            exit_info, exit_line = m["text"], _event(row)
+    if exit_info and _KILLED_RE.search(exit_info):
+        return "killed", exit_info, exit_line
+    for row in reversed(list(tail.itertuples(index=False))):
+        message = _text(row.message)
+        if _CLEAN_RE.search(message):
+            return "clean", exit_info, exit_line
+        level = _text(getattr(row, "level", None)).upper()
+        fmt = _text(getattr(row, "format", None))
+        if level in ("ERROR", "FATAL", "CRITICAL") or fmt == "python_traceback":
+            return "exception", exit_info, exit_line
+    return "mid-run", exit_info, exit_line
+
+
+def _scan_versions(timeline: pd.DataFrame) -> dict[str, tuple[dict[str, str], dict[str, dict]]]:
+    """Versions each node printed: one vectorized prefilter, then Python regexes on few rows."""
+    if timeline.empty:
+        return {}
+    hit = timeline["message"].str.contains(_VERSION_PREFILTER, regex=True).fillna(False)
+    out: dict[str, tuple[dict[str, str], dict[str, dict]]] = {}
+    rows = timeline.loc[hit.astype(bool).to_numpy(), ["ts", "node", "file", "line_no", "message"]]
+    for row in rows.head(20000).itertuples(index=False):
+        versions, lines = out.setdefault(str(row.node), ({}, {}))
+        for name, rx in _VERSION_RES.items():
+            if name in versions:
+                continue
+            m = rx.search(str(row.message))
+            if m:
+                versions[name] = m.group(1).rstrip(".,;")
+                lines[name] = _event(row)
+    return out
+
+
+def _tf_config_lines(timeline: pd.DataFrame) -> dict[str, dict]:
+    """The first line of each node that prints its TF_CONFIG / cluster spec."""
+    if timeline.empty:
+        return {}
+    hit = timeline["message"].str.contains("TF_CONFIG|cluster spec", regex=True).fillna(False)
+    rows = timeline.loc[hit.astype(bool).to_numpy(), ["ts", "node", "file", "line_no", "message"]]
+    first = rows.drop_duplicates("node", keep="first")
+    return {str(r.node): _event(r) for r in first.itertuples(index=False)}
+
+
+def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
+    """Step 1: per node, its times, ending, exit info, versions, cluster spec and address."""
+    facts: dict[str, Facts] = {}
+    for node, info in ingest.nodes.items():
+        tf_task = (info.tf_config or {}).get("task") if isinstance(info.tf_config, dict) else None
+        facts[node] = Facts(
+            node,
+            files=list(info.files),
+            lines=int(info.lines),
+            cluster=info.cluster,
+            address=info.address,
+            task=tf_task if isinstance(tf_task, dict) else None,
+            missing=info.missing,
+        )
+    if timeline.empty:
+        return facts
+    cols = [
+        c for c in ("ts", "node", "file", "line_no", "level", "format", "message") if c in timeline
+    ]
+    events = timeline[cols].copy()
+    events["ts"] = _utc(events["ts"]).to_numpy()
+    events["node"] = events["node"].astype(str).to_numpy()
+    times = events.groupby("node", sort=False)["ts"].agg(["min", "max"])
+    tails = events.dropna(subset=["ts"]).groupby("node", sort=False).tail(TAIL_EVENTS)
+    versions = _scan_versions(events)
+    configs = _tf_config_lines(events)
+    for node, tail in tails.groupby("node", sort=False):
+        f = facts.setdefault(node, Facts(node))
+        f.first_time, f.last_time = times.loc[node, "min"], times.loc[node, "max"]
+        f.last_line = _event(next(tail.iloc[::-1].itertuples(index=False)))
+        f.ending, f.exit_info, f.exit_line = _ending_of(tail)
+        f.versions, f.version_lines = versions.get(node, ({}, {}))
+        f.tf_config_line = configs.get(node)
+    return facts
+
+
+# --------------------------------------------------------------------------- 2. blame
+
+
+def _address_key(text: str) -> tuple[str, str] | None:
+    m = _ADDRESS_RE.match(text.strip())
+    if not m:
+        return None
+    host = m["host"].lower()
+    return ("local" if host in _LOCAL_HOSTS else host, m["port"])
+
+
+class PeerDirectory:
+    """Resolves what an error line names (task, address, index) to a node id."""
+
+    def __init__(self, facts: dict[str, Facts], majority_nodes: set[str] | None = None):
+        self.nodes = set(facts)
+        self.served: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.spec: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.minority_spec: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for f in facts.values():
+            if f.address and (key := _address_key(f.address)):
+                self.served[key].add(f.node)
+            table = self.spec if majority_nodes is None or f.node in majority_nodes else None
+            for job, addrs in (f.cluster or {}).items():
+                for index, addr in enumerate(addrs):
+                    key = _address_key(addr)
+                    if key:
+                        (table if table is not None else self.minority_spec)[key].add(
+                            f"{job}:{index}"
+                        )
+
+    def resolve(self, group: str, value: str) -> tuple[str | None, str]:
+        """(node or None, how it was resolved) for one captured value."""
+        value = str(value).strip()
+        m = _TASK_RE.search(value)
+        if m:
+            return f"{m['job']}:{int(m['index'])}", f"task name {m.group(0)}"
+        job_index = re.fullmatch(r"(?P<job>[a-z]+)_(?:index|task|id)", group)
+        if job_index and value.isdigit():
+            return f"{job_index['job']}:{int(value)}", f"{job_index['job']} index {value}"
+        key = _address_key(value)
+        if key is None:
+            return None, f"unrecognised peer {value!r}"
+        for table, how in ((self.served, "served"), (self.spec, "cluster spec")):
+            found = table.get(key, set())
+            if len(found) == 1:
+                node = next(iter(found))
+                return (
+                    node,
+                    f"{value} is where {node} {'served' if how == 'served' else 'is in the cluster spec'}",
+                )
+        if self.minority_spec.get(key):
+            return None, f"{value} appears only in a cluster spec that disagrees with the others"
+        return None, f"{value} belongs to no known task"
+
+
+def _candidate_values(captures: dict, blames: str | None) -> list[tuple[str, str]]:
+    """The captures worth resolving, the rule's ``blames`` group first."""
+    values = [(blames, captures[blames])] if blames and blames in captures else []
+    for name in ("peer_task", "peer_address", *sorted(captures)):
+        if (
+            name != blames
+            and name in captures
+            and (name.startswith("peer") or name.endswith("_index"))
+        ):
+            values.append((name, captures[name]))
+    return values
+
+
+def _blamed_peer(
+    victim: str, values: list[tuple[str, str]], directory: PeerDirectory
+) -> tuple[str | None, str | None]:
+    """The first value that resolves to a node other than the victim itself."""
+    for group, value in values:
+        node, how = directory.resolve(group, value)
+        if node and node != victim:
+            return node, how
+    return None, None
+
+
+def _remote_targets(text: str) -> list[tuple[str, str]]:
+    """``remote target /job:...`` in a gRPC error: the task whose RPC failed."""
+    return [("peer_task", m.group(1)) for m in _REMOTE_TARGET_RE.finditer(text)]
+
+
+def resolve_blames(
+    findings: pd.DataFrame,
+    directory: PeerDirectory,
+    rules: Any,
+    texts: dict[Any, str] | None = None,
+) -> pd.DataFrame:
+    """Step 2: one row per finding that blames a node: victim, blamed, how, and the line.
+
+    ``texts`` maps a finding's row to its full text (message and detail); a ``remote target``
+    named there is the peer the gRPC error came from and is preferred over other captures.
+    """
+    rows = []
+    texts = texts or {}
+    for row_id, f in findings.iterrows():
+        rule = _rule(rules, f.get("pattern_id"))
+        blames = getattr(rule, "blames", None)
+        captures = f.get("captures") if isinstance(f.get("captures"), dict) else {}
+        victim = str(f["node"])
+        if blames == "self":
+            blamed, how = victim, "the rule blames the node that logged it"
+        else:
+            values = _remote_targets(texts.get(row_id, "")) + _candidate_values(captures, blames)
+            blamed, how = _blamed_peer(victim, values, directory)
+        if blamed is None:
+            continue
+        rows.append(
+            {
+                "row": row_id,
+                "victim": victim,
+                "blamed": blamed,
+                "self": blamed == victim,
+                "how": how,
+                "ts": f["ts"],
+                "pattern_id": f.get("pattern_id"),
+                "severity": f.get("severity"),
+            }
+        )
+    columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "severity"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def finding_texts(timeline: pd.DataFrame, findings: pd.DataFrame) -> dict[Any, str]:
+    """Each finding's full text: message, detail, and the plain continuation lines after it.
+
+    gRPC's ``Additional GRPC error information from remote target ...`` often follows the error
+    line as separate, level-less lines of the same file; they belong to the finding.
+    """
+    if findings is None or findings.empty or timeline.empty:
+        return {}
+    positions = timeline.index.get_indexer(findings.index)
+    wanted = sorted({p + k for p in positions if p >= 0 for k in range(CONTINUATION_LINES + 1)})
+    wanted = [p for p in wanted if p < len(timeline)]
+    cols = [c for c in ("node", "file", "line_no", "format", "message", "detail") if c in timeline]
+    part = timeline.iloc[wanted][cols]
+    rows = {p: r for p, r in zip(wanted, part.itertuples(index=False), strict=True)}
+    texts: dict[Any, str] = {}
+    for label, pos in zip(findings.index, positions, strict=True):
+        if pos < 0:
+            continue
+        head = rows[pos]
+        lines = [_text(head.message), _text(getattr(head, "detail", None))]
+        for k in range(1, CONTINUATION_LINES + 1):
+            nxt = rows.get(pos + k)
+            if not _continues(head, nxt, k):
+                break
+            lines.append(_text(nxt.message))
+        texts[label] = "\n".join(x for x in lines if x)
+    return texts
+
+
+def _continues(head: Any, nxt: Any, k: int) -> bool:
+    """Is ``nxt`` the k-th level-less continuation line of ``head`` in the same file?"""
+    if nxt is None or nxt.node != head.node or nxt.file != head.file:
+        return False
+    try:
+        if int(nxt.line_no) > int(head.line_no) + k + 2:
+            return False
+    except (TypeError, ValueError):
+        return False
+    return _text(getattr(nxt, "format", None)) in ("plain", "")
+
+
+# --------------------------------------------------------------------------- 3. consistency
+
+
+@dataclass
+class Consistency:
+    """Cross-node disagreements: text for the report and the nodes that are odd ones out."""
+
+    messages: list[str] = field(default_factory=list)
+    spec_outliers: set[str] = field(default_factory=set)
+    majority_nodes: set[str] | None = None
+    version_outliers: dict[str, str] = field(default_factory=dict)  #: node → what differs
+    shared_addresses: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _spec_key(cluster: dict[str, list[str]]) -> tuple:
+    return tuple(
+        sorted(
+            (job, tuple(_address_key(a) or (a, "") for a in addrs))
+            for job, addrs in cluster.items()
+        )
+    )
+
+
+def _describe_spec_difference(odd: dict, usual: dict) -> str:
+    parts = []
+    for job in sorted(set(odd) | set(usual)):
+        a, b = odd.get(job, []), usual.get(job, [])
+        if len(a) != len(b):
+            parts.append(f"{len(a)} {job} task(s) instead of {len(b)}")
+            continue
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if _address_key(x) != _address_key(y):
+                parts.append(f"{job}:{i} at {x} instead of {y}")
+    return ", ".join(parts) or "a different order"
+
+
+def _majority(groups: dict[tuple, list[str]]) -> tuple | None:
+    ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    if len(ranked) > 1 and len(ranked[0][1]) == len(ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
+    specs = {n: f.cluster for n, f in facts.items() if f.cluster and not f.missing}
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for node, cluster in specs.items():
+        groups[_spec_key(cluster)].append(node)
+    if len(groups) > 1:
+        major = _majority(groups)
+        if major is None:
+            out.messages.append(
+                "Cluster specs disagree and no version is held by a majority: "
+                + "; ".join(", ".join(sorted(nodes)) for nodes in groups.values())
+            )
+            out.spec_outliers.update(specs)
+        else:
+            out.majority_nodes = set(groups[major])
+            usual = specs[groups[major][0]]
+            for key, nodes in groups.items():
+                if key == major:
+                    continue
+                for node in sorted(nodes):
+                    out.spec_outliers.add(node)
+                    out.messages.append(
+                        f"{node}'s cluster spec differs from the one {len(groups[major])} other "
+                        f"node(s) use: {_describe_spec_difference(specs[node], usual)}."
+                    )
+    for node, f in facts.items():
+        task = f.task or {}
+        job, index = task.get("type"), task.get("index")
+        if f.cluster and job is not None:
+            try:
+                in_spec = 0 <= int(index or 0) < len(f.cluster.get(str(job), []))
+            except (TypeError, ValueError):
+                in_spec = False
+            if not in_spec:
+                out.spec_outliers.add(node)
+                out.messages.append(f"{node}'s own task {job}:{index} is not in its cluster spec.")
+
+
+def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
+    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for f in facts.values():
+        for job, addrs in (f.cluster or {}).items():
+            for i, addr in enumerate(addrs):
+                if key := _address_key(addr):
+                    seen[key].add(f"{job}:{i}")
+    for key, tasks in seen.items():
+        if len(tasks) > 1:
+            address = ":".join(key)
+            out.shared_addresses[address] = sorted(tasks)
+            out.messages.append(f"Tasks {', '.join(sorted(tasks))} share one address {address}.")
+
+
+def _check_versions(facts: dict[str, Facts], out: Consistency) -> None:
+    for name in ("tensorflow", "python", "protobuf", "grpc"):
+        values = {n: f.versions[name] for n, f in facts.items() if name in f.versions}
+        counts = Counter(values.values())
+        if len(counts) < 2:
+            continue
+        common, common_n = counts.most_common(1)[0]
+        out.messages.append(
+            f"{name} versions differ: "
+            + ", ".join(f"{n} {v}" for n, v in sorted(values.items()))
+            + "."
+        )
+        if common_n > len(values) / 2:
+            for node, value in values.items():
+                if value != common:
+                    out.version_outliers[node] = f"{name} {value} (others run {common})"
+
+
+def check_consistency(facts: dict[str, Facts]) -> Consistency:
+    """Step 3: cluster specs, shared addresses and versions compared across nodes."""
+    out = Consistency()
+    _check_specs(facts, out)
+    _check_addresses(facts, out)
+    _check_versions(facts, out)
+    return out
+
+
+# --------------------------------------------------------------------------- 4. clock skew
+
+
+@dataclass
+class ClockEstimate:
+    """Per node offset (seconds, + = its clock is ahead) and which were applied."""
+
+    offsets: dict[str, float] = field(default_factory=dict)
+    applied: dict[str, float] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def correct(self, node: str, ts: Any) -> Any:
+        if ts is None or pd.isna(ts):
+            return ts
+        return ts - pd.Timedelta(seconds=self.applied.get(node, 0.0))
+
+
+def _anchors(facts: dict[str, Facts], blames: pd.DataFrame) -> dict[str, dict[str, pd.Timestamp]]:
+    """Near-simultaneous events per kind: start-up, and the victims' first blame (the burst)."""
+    anchors: dict[str, dict[str, pd.Timestamp]] = {"start-up": {}, "error burst": {}}
+    for node, f in facts.items():
+        if f.first_time is not None and not pd.isna(f.first_time):
+            anchors["start-up"][node] = f.first_time
+    peer_blames = blames[~blames["self"]] if not blames.empty else blames
+    if not peer_blames.empty:
+        first = peer_blames.assign(ts=_utc(peer_blames["ts"])).groupby("victim")["ts"].min()
+        if len(first) >= 2:
+            anchors["error burst"] = {str(k): v for k, v in first.items()}
+    return anchors
+
+
+def _pairwise_offset(
+    node: str, anchors: dict[str, dict[str, pd.Timestamp]]
+) -> tuple[float, dict[str, float]]:
+    """Median time difference of ``node``'s anchors to every other node's, overall and per kind."""
+    per_kind: dict[str, float] = {}
+    every: list[float] = []
+    for kind, times in anchors.items():
+        if node not in times or len(times) < 2:
+            continue
+        diffs = [_seconds(times[node] - t) for other, t in times.items() if other != node]
+        per_kind[kind] = statistics.median(diffs)
+        every.extend(diffs)
+    return (statistics.median(every) if every else 0.0), per_kind
+
+
+def _confirmed(offset: float, per_kind: dict[str, float]) -> bool:
+    if abs(offset) < SKEW_MIN_S:
+        return False
+    if abs(offset) >= SKEW_HUGE_S:
+        return True
+    agreeing = [v for v in per_kind.values() if abs(v - offset) < SKEW_AGREE_S]
+    return len(agreeing) >= 2
+
+
+def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> ClockEstimate:
+    """Step 4: peel off the most-offset node while one stands out, correcting its anchors."""
+    anchors = _anchors(facts, blames)
+    est = ClockEstimate()
+    nodes = sorted(set().union(*(set(t) for t in anchors.values())))
+    if len(nodes) < 3:
+        # with two nodes there is no majority to say whose clock is wrong
+        for node in nodes:
+            est.offsets[node] = 0.0
+        if len(nodes) == 2:
+            est.offsets[nodes[1]] = round(_pairwise_offset(nodes[1], anchors)[0], 3)
+        return est
+    for _ in range(len(nodes)):
+        measured = {n: _pairwise_offset(n, anchors) for n in nodes if n not in est.applied}
+        if not measured:
+            break
+        node = max(measured, key=lambda n: abs(measured[n][0]))
+        offset, per_kind = measured[node]
+        if not _confirmed(offset, per_kind):
+            break
+        est.applied[node] = offset
+        est.reasons[node] = ", ".join(f"{k} {v:+.1f} s" for k, v in per_kind.items())
+        for times in anchors.values():
+            if node in times:
+                times[node] = times[node] - pd.Timedelta(seconds=offset)
+    for node in nodes:
+        residual = _pairwise_offset(node, anchors)[0]
+        est.offsets[node] = round(est.applied.get(node, 0.0) + residual, 3)
+    return est
+
+
+# --------------------------------------------------------------------------- 5. silence
+
+
+def detect_silence(
+    facts: dict[str, Facts], errors: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
+) -> dict[str, float]:
+    """Step 5: nodes that died silently → seconds their peers logged after them."""
+    last = {
+        n: clock.correct(n, f.last_time)
+        for n, f in facts.items()
+        if f.last_time is not None and not pd.isna(f.last_time)
+    }
+    blamed = set(blames.loc[~blames["self"], "blamed"]) if not blames.empty else set()
+    error_times = (
+        pd.Series(
+            [clock.correct(n, t) for n, t in zip(errors["node"], _utc(errors["ts"]), strict=True)],
+            index=errors["node"].to_numpy(),
+            dtype="datetime64[ns, UTC]",
+        )
+        if not errors.empty
+        else pd.Series([], dtype="datetime64[ns, UTC]")
+    )
+    silent: dict[str, float] = {}
+    for node, f in facts.items():
+        if node not in last or f.ending not in ("mid-run", "killed"):
+            continue
+        others = [t for n, t in last.items() if n != node]
+        if not others:
+            continue
+        after = _seconds(max(others) - last[node])
+        if after < SILENCE_GRACE_S:
+            continue
+        peer_errors = error_times[error_times.index != node]
+        burst = peer_errors[
+            (peer_errors >= last[node])
+            & (peer_errors <= last[node] + pd.Timedelta(seconds=SILENCE_BURST_S))
+        ]
+        if node in blamed or not burst.empty or f.ending == "killed":
+            silent[node] = after
+    return silent
+
+
+# --------------------------------------------------------------------------- 6. scoring
+
+
+@dataclass
+class Candidate:
+    """One suspect node, its points and the reasons for them."""
+
+    node: str
+    score: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+    blamers: list[str] = field(default_factory=list)
+    intrinsic: pd.Series | None = None  #: its first intrinsic finding
+    time: Any = None  #: its failure time (corrected clock)
+
+    def add(self, points: float, reason: str) -> None:
+        self.score += points
+        self.reasons.append(f"{reason} ({points:+g})")
+
+
+def _intrinsic_findings(errors: pd.DataFrame, blames: pd.DataFrame) -> pd.DataFrame:
+    """Errors that are a node's own: blamed on itself, or not a symptom and blaming no peer."""
+    if errors.empty:
+        return errors
+    peer_rows = set(blames.loc[~blames["self"], "row"]) if not blames.empty else set()
+    self_rows = set(blames.loc[blames["self"], "row"]) if not blames.empty else set()
+    own = errors.index.isin(list(self_rows)) | (
+        ~errors["category"].isin(SYMPTOM_CATEGORIES) & ~errors.index.isin(list(peer_rows))
+    )
+    return errors[own]
+
+
+@dataclass
+class Evidence_:
+    """Everything the scoring and the verdict look at (one bundle, to keep signatures short)."""
+
+    facts: dict[str, Facts]
+    errors: pd.DataFrame
+    blames: pd.DataFrame
+    intrinsic: pd.DataFrame
+    consistency: Consistency
+    clock: ClockEstimate
+    silent: dict[str, float]
+
+
+def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
+    rows = frame[frame["node"] == node] if not frame.empty else frame
+    return clock.correct(node, _utc(rows["ts"]).min()) if not rows.empty else None
+
+
+def score_candidates(ev: Evidence_) -> list[Candidate]:
+    """Step 6: points per node; the list is sorted best first (ties: earliest failure)."""
+    cands: dict[str, Candidate] = {}
+
+    def cand(node: str) -> Candidate:
+        return cands.setdefault(node, Candidate(node))
+
+    peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
+    for node, group in peer_blames.groupby("blamed") if not peer_blames.empty else []:
+        blamers = sorted(set(group["victim"]))
+        c = cand(str(node))
+        c.blamers = blamers
+        c.add(3 + min(len(blamers) - 1, 3), f"blamed by {', '.join(blamers)}")
+    for node, rows in ev.intrinsic.groupby("node") if not ev.intrinsic.empty else []:
+        c = cand(str(node))
+        c.intrinsic = rows.sort_values("ts").iloc[0]
+        c.add(3, f"its own error: {c.intrinsic['category']}")
+    for node, after in ev.silent.items():
+        cand(node).add(
+            2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
+        )
+    for node, f in ev.facts.items():
+        if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
+            cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
+    failing = not ev.errors.empty or bool(ev.silent)
+    if failing:
+        for node in ev.consistency.spec_outliers:
+            cand(node).add(3, "its cluster spec disagrees with the others'")
+        for node, what in ev.consistency.version_outliers.items():
+            cand(node).add(2, f"odd version: {what}")
+        unresolved = (
+            ev.errors[~ev.errors.index.isin(list(ev.blames["row"]))]
+            if not ev.blames.empty
+            else ev.errors
+        )
+        if not unresolved.empty:
+            for node, f in ev.facts.items():
+                if f.missing:
+                    cand(node).add(1, "left no log while peers report unreachable peers")
+    if not peer_blames.empty:
+        first_error = ev.errors.sort_values("ts").groupby("node").head(1)
+        victims_rows = set(peer_blames["row"])
+        for row_id, row in first_error.iterrows():
+            if row_id in victims_rows and str(row["node"]) in cands:
+                cands[str(row["node"])].add(-1, "its own first error blames another node")
+    for node, c in cands.items():
+        c.time = _failure_time(node, c, ev)
+    if failing and not cands:
+        for node in ev.errors["node"].unique():
+            c = cand(str(node))
+            c.time = _failure_time(str(node), c, ev)
+    return sorted(
+        cands.values(),
+        key=lambda c: (
+            -c.score,
+            c.time if c.time is not None else pd.Timestamp.max.tz_localize("UTC"),
+        ),
+    )
+
+
+def _failure_time(node: str, c: Candidate, ev: Evidence_) -> Any:
+    f = ev.facts.get(node)
+    if c.intrinsic is not None:
+        return ev.clock.correct(node, _utc(pd.Series([c.intrinsic["ts"]])).iloc[0])
+    if node in ev.silent and f is not None:
+        return ev.clock.correct(node, f.last_time)
+    own = _first_time(ev.errors, node, ev.clock)
+    if own is not None:
+        return own
+    if not ev.blames.empty:
+        against = ev.blames[ev.blames["blamed"] == node]
+        if not against.empty:
+            times = [
+                ev.clock.correct(v, t)
+                for v, t in zip(against["victim"], _utc(against["ts"]), strict=True)
+            ]
+            return min(times)
+    return None
+
+
+# --------------------------------------------------------------------------- 7. verdict
+
+
+def _root_category(node: str, c: Candidate, ev: Evidence_) -> tuple[str, str | None]:
+    """(category, pattern id) of what happened at the root node itself."""
+    f = ev.facts.get(node)
+    spec_odd = node in ev.consistency.spec_outliers
+    if c.intrinsic is not None:
+        category = str(c.intrinsic["category"])
+        if spec_odd and category in SPEC_CONSEQUENCES:
+            return "cluster_spec_mismatch", None
+        return category, c.intrinsic.get("pattern_id")
+    if spec_odd:
+        return "cluster_spec_mismatch", None
+    if node in ev.consistency.version_outliers:
+        return "version_mismatch", None
+    if (
+        f is None
+        or f.missing
+        or node in ev.silent
+        or f.ending in ("killed", "mid-run", "exception")
+    ):
+        return "node_crash", None
+    own = ev.errors[ev.errors["node"] == node].sort_values("ts")
+    if not own.empty:
+        return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
+    return "node_crash", None
+
+
+def _confidence(cands: list[Candidate]) -> float:
+    top = cands[0].score
+    conf = 1 - 0.5 ** (max(top, 0.5) / 2)
+    if len(cands) > 1 and top - cands[1].score < 2:
+        conf *= 0.7
+    return conf
+
+
+def _evidence_line(
+    node: str, event: dict | pd.Series | None, why: str, clock: ClockEstimate
+) -> Evidence | None:
+    if event is None:
+        return None
+    get = event.get
+    return Evidence(
+        node=node,
+        time=clock.correct(node, _utc(pd.Series([get("ts")])).iloc[0])
+        if get("ts") is not None
+        else None,
+        file=get("file"),
+        line_no=int(get("line_no"))
+        if get("line_no") is not None and not pd.isna(get("line_no"))
+        else None,
+        text=_clip(get("message")),
+        why=why,
+    )
+
+
+def _root_evidence(
+    node: str, c: Candidate, category: str, ev: Evidence_, rules: Any
+) -> list[Evidence]:
+    f = ev.facts.get(node)
+    lines: list[Evidence | None] = []
+    if c.intrinsic is not None:
+        rule = _rule(rules, c.intrinsic.get("pattern_id"))
+        title = getattr(rule, "title", None) or c.intrinsic["category"]
+        lines.append(
+            _evidence_line(node, c.intrinsic, f"{node}'s own first error: {title}", ev.clock)
+        )
+    if f is not None and node in ev.silent:
+        lines.append(
+            _evidence_line(
+                node,
+                f.last_line,
+                f"{node}'s last line: its log ends here with no error and no shutdown message, "
+                f"while its peers logged {_human_duration(ev.silent[node])} longer",
+                ev.clock,
+            )
+        )
+    if f is not None and f.exit_line and f.exit_line is not f.last_line:
+        lines.append(
+            _evidence_line(node, f.exit_line, f"how {node} exited: {f.exit_info}", ev.clock)
+        )
+    if category == "cluster_spec_mismatch" and f is not None:
+        why = next(
+            (m for m in ev.consistency.messages if m.startswith(node)), "its cluster spec differs"
+        )
+        lines.append(_evidence_line(node, f.tf_config_line, why, ev.clock))
+        usual = sorted(ev.consistency.majority_nodes or [])
+        if usual and (other := ev.facts.get(usual[0])):
+            lines.append(
+                _evidence_line(
+                    usual[0],
+                    other.tf_config_line,
+                    f"the cluster spec {len(usual)} node(s) agree on",
+                    ev.clock,
+                )
+            )
+    if category == "version_mismatch" and f is not None:
+        for name, line in f.version_lines.items():
+            lines.append(
+                _evidence_line(node, line, f"{node} runs {name} {f.versions[name]}", ev.clock)
+            )
+    return [e for e in lines if e is not None]
+
+
+def _blame_evidence(node: str, ev: Evidence_, rules: Any, findings: pd.DataFrame) -> list[Evidence]:
+    if ev.blames.empty:
+        return []
+    against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"]]
+    against = against.assign(ts=_utc(against["ts"])).sort_values("ts").drop_duplicates("victim")
+    out = []
+    for b in against.itertuples(index=False):
+        finding = findings.loc[b.row]
+        rule = _rule(rules, b.pattern_id)
+        title = getattr(rule, "title", None) or finding["category"]
+        why = f"{b.victim} names {task_name(node) or node} ({b.how}): {title}"
+        out.append(_evidence_line(b.victim, finding, why, ev.clock))
+    return [e for e in out if e is not None]
+
+
+def _victim_evidence(root: str, ev: Evidence_, already: set[str]) -> list[Evidence]:
+    out = []
+    firsts = ev.errors.sort_values("ts").drop_duplicates("node")
+    for _, row in firsts.iterrows():
+        node = str(row["node"])
+        if node == root or node in already:
+            continue
+        why = f"{node}'s first error ({row['category']}), after the root cause: a symptom"
+        out.append(_evidence_line(node, row, why, ev.clock))
+    return [e for e in out if e is not None][:2]
+
+
+def _summary(node: str, category: str, time: Any, ev: Evidence_, victims: list[str]) -> str:
+    task = task_name(node) or node
+    what = CATEGORY_PHRASE.get(category, category)
+    when = (
+        f" at {pd.Timestamp(time).strftime('%Y-%m-%d %H:%M:%S')} UTC"
+        if time is not None and not pd.isna(time)
+        else ""
+    )
+    f = ev.facts.get(node)
+    how = ""
+    if f is not None and f.missing:
+        how = " (it left no log; inferred from its peers)"
+    elif category == "node_crash" and f is not None and node in ev.silent:
+        how = " without logging an error"
+    tail = (
+        f"; {len(victims)} other node(s) failed after it: {', '.join(victims)}" if victims else ""
+    )
+    return f"{node} ({task}) {what}{how}{when} [{category}]{tail}."
+
+
+def _statuses(
+    root: str | None, ev: Evidence_, root_time: Any
+) -> dict[str, tuple[str, float | None]]:
+    """Status and lag (seconds behind the root cause) per node."""
+    out: dict[str, tuple[str, float | None]] = {}
+    blamers = (
+        set(ev.blames.loc[(ev.blames["blamed"] == root) & ~ev.blames["self"], "victim"])
+        if root and not ev.blames.empty
+        else set()
+    )
+    for node, f in ev.facts.items():
+        if node == root:
+            out[node] = ("failed", None)
+        elif f.missing:
+            out[node] = ("missing", None)
+        elif root and ((ev.errors["node"] == node).any() or node in blamers):
+            first = _first_time(ev.errors, node, ev.clock)
+            if first is None and not ev.blames.empty:
+                first = _first_time(ev.blames.rename(columns={"victim": "node"}), node, ev.clock)
+            lag = (
+                _seconds(first - root_time) if first is not None and root_time is not None else None
+            )
+            out[node] = ("victim", round(lag, 3) if lag is not None else None)
+        elif node in ev.silent:
+            out[node] = ("silent", None)
+        else:
+            out[node] = ("ok", None)
+    return out
+
+
+def _node_reports(ev: Evidence_, statuses: dict[str, tuple[str, float | None]]) -> list[NodeReport]:
+    reports = []
+    blamed_by = defaultdict(set)
+    for b in ev.blames.itertuples(index=False) if not ev.blames.empty else []:
+        if not b.self:
+            blamed_by[b.blamed].add(b.victim)
+    firsts = (
+        ev.errors.sort_values("ts").drop_duplicates("node").set_index("node")
+        if not ev.errors.empty
+        else None
+    )
+    for node in sorted(ev.facts, key=_node_order):
+        f = ev.facts[node]
+        first = firsts.loc[node] if firsts is not None and node in firsts.index else None
+        status, lag = statuses.get(node, ("ok", None))
+        reports.append(
+            NodeReport(
+                node=node,
+                task=task_name(node),
+                files=f.files,
+                lines=f.lines,
+                status=status,
+                first_error_time=_utc(pd.Series([first["ts"]])).iloc[0]
+                if first is not None
+                else None,
+                first_error=_clip(first["message"]) if first is not None else None,
+                first_error_category=first["category"] if first is not None else None,
+                first_time=f.first_time,
+                last_time=f.last_time,
+                ending=f.ending,
+                exit_info=f.exit_info,
+                versions=dict(f.versions),
+                cluster=f.cluster,
+                address=f.address,
+                clock_offset_s=ev.clock.offsets.get(node),
+                lag_s=lag,
+                blamed_by=sorted(blamed_by.get(node, ())),
+            )
+        )
+    return reports
+
+
+def _node_order(node: str) -> tuple:
+    job, _, index = node.partition(":")
+    order = {"chief": 0, "master": 0, "coordinator": 1, "ps": 2, "worker": 3, "evaluator": 4}
+    return (order.get(job, 5), job, int(index) if index.isdigit() else 0, node)
+
+
+def _errors(findings: pd.DataFrame) -> pd.DataFrame:
+    """Non-benign findings of severity error or fatal, oldest first."""
+    if findings is None or findings.empty:
+        return pd.DataFrame(
+            columns=[
+                "ts",
+                "node",
+                "file",
+                "line_no",
+                "message",
+                "pattern_id",
+                "category",
+                "severity",
+                "captures",
+            ]
+        )
+    f = findings[
+        ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(ERROR_SEVERITIES)
+    ]
+    return f.assign(node=f["node"].astype(str)).sort_values("ts", kind="stable")
+
+
+def _blaming(findings: pd.DataFrame) -> pd.DataFrame:
+    """Non-benign findings that may name a culprit (warnings too: stragglers, waits)."""
+    if findings is None or findings.empty:
+        return pd.DataFrame(
+            columns=["ts", "node", "pattern_id", "category", "severity", "captures"]
+        )
+    f = findings[
+        ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(BLAME_SEVERITIES)
+    ]
+    return f.assign(node=f["node"].astype(str))
+
+
+def _healthy(ev: Evidence_, notes: list[str]) -> RootCause:
+    warn = ""
+    if ev.consistency.messages:
+        warn = " (but see the consistency notes)"
+    missing = sorted(n for n, f in ev.facts.items() if f.missing)
+    ambiguity = None
+    if missing:
+        ambiguity = f"No log for {', '.join(missing)}: a failure there would not show."
+    notes.append("No error-level finding and no silent death: the run looks healthy.")
+    return RootCause(
+        node=None,
+        task=None,
+        category="none",
+        confidence=0.6 if ambiguity else 0.9,
+        time=None,
+        summary=f"Nothing failed: no node logged an error and none stopped early{warn}.",
+        ambiguity=ambiguity,
+    )
+
+
+def _ambiguity(
+    cands: list[Candidate], ev: Evidence_, root: str, clock_dependent: str | None
+) -> str | None:
+    parts = []
+    if len(cands) > 1 and cands[0].score - cands[1].score < 2:
+        parts.append(
+            f"{cands[1].node} is almost as likely ({cands[1].score:g} vs {cands[0].score:g} points: "
+            + "; ".join(cands[1].reasons)
+            + ")"
+        )
+    f = ev.facts.get(root)
+    if f is not None and f.missing:
+        parts.append(f"{root} left no log, so what happened there is inferred from its peers")
+    if clock_dependent:
+        parts.append(clock_dependent)
+    return "; ".join(parts) or None
+
+
+def _rank(ev: Evidence_) -> list[Candidate]:
+    return [c for c in score_candidates(ev) if c.score > 0] or score_candidates(ev)
+
+
+def diagnose(
+    timeline: pd.DataFrame, findings: pd.DataFrame, ingest: Ingest, rules: RuleSet | None
+) -> Diagnosis:
+    """Steps 1–7 of the module doc: the verdict, node statuses and the reasoning notes."""
+    notes: list[str] = []
+    facts = node_facts(timeline, ingest)
+    consistency = check_consistency(facts)
+    directory = PeerDirectory(facts, consistency.majority_nodes)
+    errors = _errors(findings)
+    blaming = _blaming(findings)
+    blames = resolve_blames(blaming, directory, rules, finding_texts(timeline, blaming))
+    clock = estimate_clock_offsets(facts, blames)
+    silent = detect_silence(facts, errors, blames, clock)
+    ev = Evidence_(
+        facts, errors, blames, _intrinsic_findings(errors, blames), consistency, clock, silent
+    )
+    _note_inputs(ev, notes)
+
+    if errors.empty and not silent:
+        root_cause = _healthy(ev, notes)
+        statuses = _statuses(None, ev, None)
+        return _finish(root_cause, ev, statuses, notes)
+
+    cands = _rank(ev)
+    raw_clock = ClockEstimate(offsets=dict(clock.offsets))
+    raw_ev = Evidence_(
+        facts,
+        errors,
+        blames,
+        ev.intrinsic,
+        consistency,
+        raw_clock,
+        detect_silence(facts, errors, blames, raw_clock),
+    )
+    raw_cands = _rank(raw_ev) if clock.applied else cands
+    clock_dependent = None
+    if cands and raw_cands and raw_cands[0].node != cands[0].node:
+        clock_dependent = (
+            f"without clock correction the verdict would be {raw_cands[0].node}; "
+            f"it rests on the estimated offsets ({_offset_text(clock)})"
+        )
+        notes.append(clock_dependent[0].upper() + clock_dependent[1:] + ".")
+    elif clock.applied:
+        notes.append("The verdict is the same with and without the clock correction.")
+    if not cands:
+        return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
+
+    best = cands[0]
+    for c in cands[:4]:
+        notes.append(f"Candidate {c.node}: {c.score:g} points — " + "; ".join(c.reasons) + ".")
+    category, pattern_id = _root_category(best.node, best, ev)
+    statuses = _statuses(best.node, ev, best.time)
+    victims = [n for n, (s, _) in statuses.items() if s == "victim"]
+    victims.sort(key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"))
+    evidence = _root_evidence(best.node, best, category, ev, rules)
+    evidence += _blame_evidence(best.node, ev, rules, findings)
+    evidence += _victim_evidence(best.node, ev, {e.node for e in evidence})
+    rule = _rule(rules, pattern_id)
+    confidence = _confidence(cands)
+    if facts.get(best.node) is not None and facts[best.node].missing:
+        confidence *= 0.85
+    if clock_dependent:
+        confidence *= 0.8
+    notes.append(
+        f"Verdict: {best.node} is the first failing node; what happened there: {category}"
+        + (f" (rule {pattern_id})." if pattern_id else ".")
+    )
+    root_cause = RootCause(
+        node=best.node,
+        task=task_name(best.node),
+        category=category,
+        confidence=round(min(max(confidence, 0.05), 0.99), 3),
+        time=best.time,
+        summary=_summary(best.node, category, best.time, ev, victims),
+        evidence=evidence[:MAX_EVIDENCE],
+        pattern_id=pattern_id,
+        remediation=(getattr(rule, "remediation", "") or "").strip()
+        or DEFAULT_REMEDIATION.get(category),
+        ambiguity=_ambiguity(cands, ev, best.node, clock_dependent),
+    )
+    return _finish(root_cause, ev, statuses, notes)
+
+
+def _offset_text(clock: ClockEstimate) -> str:
+    return ", ".join(f"{n} {v:+.1f} s" for n, v in sorted(clock.applied.items())) or "none"
+
+
+def _note_inputs(ev: Evidence_, notes: list[str]) -> None:
+    """Plain sentences for what each step found."""
+    present = [n for n, f in ev.facts.items() if not f.missing]
+    missing = [n for n, f in ev.facts.items() if f.missing]
+    notes.append(
+        f"Read {len(present)} node log(s)"
+        + (f"; {', '.join(missing)} named in the cluster spec left no log" if missing else "")
+        + f". {len(ev.errors)} error-level finding(s)."
+    )
+    for n in sorted(present, key=_node_order):
+        f = ev.facts[n]
+        notes.append(
+            f"{n}'s log ends {f.ending}" + (f" ({f.exit_info})" if f.exit_info else "") + "."
+        )
+    if not ev.blames.empty:
+        pairs = (
+            ev.blames[~ev.blames["self"]].groupby("blamed")["victim"].agg(lambda s: sorted(set(s)))
+        )
+        for blamed, victims in pairs.items():
+            notes.append(f"Blame: {', '.join(victims)} name(s) {blamed} in their errors.")
+    notes.extend(ev.consistency.messages)
+    for node, offset in ev.clock.applied.items():
+        notes.append(
+            f"Clock: {node}'s timestamps run {_human_duration(offset)} "
+            f"{'ahead of' if offset > 0 else 'behind'} its peers' ({ev.clock.reasons[node]}); corrected."
+        )
+    for node, after in ev.silent.items():
+        notes.append(
+            f"Silence: {node}'s log stops mid-run {_human_duration(after)} before its peers'."
+        )
+
+
+def _finish(root_cause: RootCause, ev: Evidence_, statuses: dict, notes: list[str]) -> Diagnosis:
+    return Diagnosis(
+        root_cause=root_cause,
+        nodes=_node_reports(ev, statuses),
+        consistency=list(ev.consistency.messages),
+        clock_offsets=dict(ev.clock.offsets),
+        notes=notes,
+    )
