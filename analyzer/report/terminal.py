@@ -1,47 +1,264 @@
-"""The terminal report (rich): verdict first, then nodes, findings and the ingest account."""
+"""The terminal report (rich): verdict first, then nodes, findings, remediation and the ingest.
+
+Readable at 80 columns. Log text and file names are always printed as plain :class:`Text`
+(never parsed as rich markup) and redacted unless ``redact=False``. With ``--no-color`` (or
+``NO_COLOR``) and when the output is not a terminal, nothing but plain text is written: no ANSI
+codes at all.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich import box
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
+
+from analyzer.report import common as C
+from analyzer.report.redact import redact as _redact
 
 if TYPE_CHECKING:
     from analyzer.ingest import Ingest
     from analyzer.run import Run
 
+#: Longest log excerpt shown in the terminal (the HTML report shows more).
+EXCERPT = 300
+MAX_NODES = 60
+MAX_GROUPS = 60
 
-def print_ingest(ingest: Ingest, console: Console) -> None:
+
+def _plain(console: Console) -> Console:
+    """``console``, or a twin that writes no escape codes when colour is turned off."""
+    if console.no_color and console.color_system is not None:
+        return Console(
+            file=console.file,
+            width=console.width,
+            color_system=None,
+            highlight=False,
+            soft_wrap=console.soft_wrap,
+            emoji=False,
+            markup=False,
+        )
+    return console
+
+
+def _cut(text: str | None, limit: int = EXCERPT) -> str:
+    text = (text or "").replace("\r", "")
+    lines = text.splitlines() or [""]
+    text = lines[0] + (f" … (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _status(status: str) -> Text:
+    return Text(status, style=f"bold {C.STATUS_COLORS.get(status, 'white')}")
+
+
+def _cat(category: str | None) -> Text:
+    return Text(category or "", style=C.category_color(category))
+
+
+def verdict_panel(run: Run, *, redact: bool = True) -> Panel:
+    """The verdict card: node, category, time, confidence, summary, evidence."""
+    R = _redact if redact else (lambda s: s)
+    rc = run.diagnosis.root_cause
+    analyzed = run.ingest.lines_in_timeline > 0
+    healthy = rc.category == "none"
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="dim", no_wrap=True)
+    facts.add_column(overflow="fold")
+    if not analyzed:
+        title, border = "Nothing could be analyzed", "yellow"
+    elif healthy:
+        title, border = "No failure found", C.STATUS_COLORS["ok"]
+    else:
+        title = f"Root cause: {rc.category}" + (f" on {rc.node}" if rc.node else "")
+        border = C.STATUS_COLORS["failed"]
+        if rc.node:
+            facts.add_row("node", Text(rc.node + (f"  {rc.task}" if rc.task else "")))
+        facts.add_row("category", _cat(rc.category))
+        if rc.time is not None:
+            facts.add_row("time", Text(f"{C.fmt_time(rc.time)} UTC"))
+        facts.add_row("confidence", Text(f"{float(rc.confidence or 0):.0%}"))
+        if rc.pattern_id:
+            facts.add_row("pattern", Text(rc.pattern_id))
+    parts: list = [facts] if facts.row_count else []
+    summary = (
+        R(rc.summary)
+        if analyzed
+        else "No log line made it into the timeline; see the ingest problems below."
+    )
+    parts.append(Text(summary or "", style="bold"))
+    if rc.ambiguity:
+        parts.append(Text.assemble(("uncertain: ", "yellow"), R(rc.ambiguity)))
+    if rc.evidence and analyzed:
+        parts.append(Text("Evidence", style="bold underline"))
+        for i, e in enumerate(rc.evidence, 1):
+            where = f"{e.file}:{e.line_no}" if e.line_no else (e.file or "")
+            parts.append(
+                Text.assemble(
+                    (f"{i}. ", "bold"),
+                    (e.node or "", "bold"),
+                    f"  {C.fmt_time(e.time, date=False)}  ",
+                    (where, "dim"),
+                )
+            )
+            parts.append(Padding(Text(_cut(R(e.text or "")), style="cyan"), (0, 0, 0, 3)))
+            if e.why:
+                parts.append(Padding(Text("→ " + R(e.why), style="dim"), (0, 0, 0, 3)))
+    return Panel(
+        Group(*parts),
+        title=Text(title, style="bold"),
+        title_align="left",
+        border_style=border,
+        box=box.ROUNDED,
+    )
+
+
+def nodes_table(run: Run, *, redact: bool = True) -> Table:
+    """One row per node: status, files, lines, first error, last line."""
+    table = Table(
+        title="Nodes",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    table.add_column("node", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("files", overflow="fold", max_width=16)
+    table.add_column("lines", justify="right", no_wrap=True)
+    table.add_column("first error", overflow="fold", min_width=22)
+    table.add_column("last line", overflow="fold")
+    reports = C.ordered_nodes(run)
+    for rep in reports[:MAX_NODES]:
+        if rep.first_error_time is not None:
+            first = Text(C.fmt_time(rep.first_error_time, date=False))
+            if rep.first_error_category:
+                first.append("\n")
+                first.append_text(_cat(rep.first_error_category))
+        else:
+            first = Text("—", style="dim")
+        last = Text(C.fmt_time(rep.last_time, date=False) if rep.last_time is not None else "—")
+        if rep.ending:
+            last.append(f"\n{rep.ending}", style="dim")
+        name = Text(rep.node, style="bold" if rep.node == run.diagnosis.root_cause.node else "")
+        table.add_row(
+            name,
+            _status(rep.status),
+            Text(", ".join(rep.files) or "(no log)"),
+            Text(f"{rep.lines:,}"),
+            first,
+            last,
+        )
+    if len(reports) > MAX_NODES:
+        hidden = reports[MAX_NODES:]
+        counts = ", ".join(
+            f"{n} {s}" for s in C.STATUSES_ORDER if (n := sum(r.status == s for r in hidden))
+        )
+        table.caption = f"… {len(hidden)} more nodes ({counts})"
+    return table
+
+
+def findings_table(run: Run, *, redact: bool = True) -> Table | Text:
+    """Non-benign warnings and errors, counted by category and node."""
+    groups = C.finding_groups(run)
+    if not groups:
+        return Text("Findings: no warning or error matched the pattern library.", style="dim")
+    table = Table(
+        title="Findings",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+    )
+    table.add_column("category / node", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
+    table.add_column("first", no_wrap=True)
+    table.add_column("pattern", overflow="fold")
+    previous = None
+    for g in groups[:MAX_GROUPS]:
+        if g.category != previous:
+            table.add_row(Text(g.category, style=f"bold {C.category_color(g.category)}"))
+            previous = g.category
+        table.add_row(
+            Text("  " + g.node),
+            Text(f"{g.count:,}"),
+            Text(C.fmt_time(g.first, date=False, ms=False)),
+            Text(g.pattern_id, style="dim"),
+        )
+    notes = []
+    if len(groups) > MAX_GROUPS:
+        notes.append(f"… {len(groups) - MAX_GROUPS} more groups (see --json)")
+    info = C.info_count(run)
+    if info:
+        notes.append(f"{info:,} informational findings not shown")
+    if notes:
+        table.caption = "; ".join(notes)
+    return table
+
+
+def remediation_panel(run: Run, *, redact: bool = True) -> Panel | None:
+    from analyzer.report.jsonout import remediation_for
+
+    rc = run.diagnosis.root_cause
+    if rc.category == "none" or run.ingest.lines_in_timeline == 0:
+        return None
+    advice = remediation_for(run)
+    if not advice:
+        return None
+    text = _redact(advice) if redact else advice
+    return Panel(
+        Text(text),
+        title=Text("What to do", style="bold"),
+        title_align="left",
+        border_style="green",
+        box=box.ROUNDED,
+    )
+
+
+def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> None:
     """Files, lines, formats and every problem met while reading."""
+    console = _plain(console)
+    R = _redact if redact else (lambda s: s)
     console.print(
-        f"[bold]Ingest[/]: {len(ingest.files)} files, {ingest.lines_read:,} lines read = "
-        f"{ingest.lines_in_timeline:,} in the timeline + {ingest.lines_rejected:,} rejected"
+        Text.assemble(
+            ("Ingest", "bold"),
+            f": {len(ingest.files):,} files, {ingest.lines_read:,} lines read = "
+            f"{ingest.lines_in_timeline:,} in the timeline + {ingest.lines_rejected:,} rejected",
+        )
     )
     formats = ", ".join(
         f"{k} {v:,}" for k, v in sorted(ingest.formats().items(), key=lambda kv: -kv[1])
     )
     if formats:
-        console.print(f"  formats: {formats}")
-    for p in ingest.problems:
-        console.print(f"  [yellow]problem[/] {p.file}: {p.problem}", markup=True, highlight=False)
-    for p in ingest.skipped:
-        console.print(f"  skipped {p.file}: {p.problem}", markup=False)
-
-
-def print_nodes(ingest: Ingest, console: Console) -> None:
-    """One row per node: id, identity source, files, lines."""
-    table = Table(title="Nodes", title_justify="left")
-    for col in ("node", "files", "lines", "identified by"):
-        table.add_column(col)
-    for info in sorted(ingest.nodes.values(), key=lambda n: n.node):
-        table.add_row(
-            info.node, ", ".join(info.files) or "(no log)", f"{info.lines:,}", info.identity
+        console.print(Text(f"  formats: {formats}", style="dim"))
+    rejected = ingest.to_dict().get("rejected_reasons") or {}
+    if rejected:
+        console.print(
+            Text("  rejected: " + ", ".join(f"{k} {v:,}" for k, v in rejected.items()), style="dim")
         )
-    console.print(table)
+    for p in ingest.problems:
+        console.print(Text.assemble("  ", ("problem", "yellow"), f" {p.file}: {R(p.problem)}"))
+    for p in ingest.skipped:
+        console.print(Text.assemble("  ", ("skipped", "dim"), f" {p.file}: {R(p.problem)}"))
 
 
 def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
     """The whole terminal report for ``tfdiag analyze``."""
-    print_nodes(run.ingest, console)
-    print_ingest(run.ingest, console)
+    console = _plain(console)
+    console.print(verdict_panel(run, redact=redact))
+    console.print(nodes_table(run, redact=redact))
+    console.print(findings_table(run, redact=redact))
+    panel = remediation_panel(run, redact=redact)
+    if panel is not None:
+        console.print(panel)
+    console.print()
+    print_ingest(run.ingest, console, redact=redact)
+    R = _redact if redact else (lambda s: s)
+    for note in run.diagnosis.consistency:
+        console.print(Text.assemble("  ", ("consistency", "magenta"), f" {R(note)}"))
+    for warning in dict.fromkeys([*run.problems, *getattr(run.rules, "warnings", [])]):
+        console.print(Text.assemble("  ", ("warning", "yellow"), f" {R(warning)}"))

@@ -1,0 +1,218 @@
+"""The machine-readable report: exactly the object of shared/contract.md.
+
+:func:`build` returns plain Python data (str, int, float, bool, None, list, dict) that
+``json.dumps`` always accepts and that encodes to valid UTF-8 JSON whatever bytes the logs held:
+lone surrogates become U+FFFD, NaN and infinities become ``null``, numpy and pandas scalars become
+Python ones. Log text is redacted unless ``redact=False``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Any
+
+from analyzer import __version__
+from analyzer.report.redact import redact_obj, redact_series
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from analyzer.run import Run
+
+SCHEMA_VERSION = 1
+
+#: Columns of one finding in the contract, in order.
+FINDING_FIELDS = (
+    "node",
+    "time",
+    "category",
+    "pattern_id",
+    "severity",
+    "message",
+    "file",
+    "line_no",
+)
+
+#: Keys whose values are ids or enums, never log text: left alone by redaction.
+_NOT_TEXT = frozenset(
+    {
+        "node",
+        "task",
+        "time",
+        "category",
+        "status",
+        "pattern_id",
+        "severity",
+        "schema_version",
+        "tool_version",
+        "first_error_time",
+        "last_time",
+        "first_time",
+        "first_error_category",
+        "ending",
+    }
+)
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def clean(obj: Any) -> Any:
+    """``obj`` as JSON-safe plain Python data (see the module docstring)."""
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, str):
+        return _SURROGATE.sub("\ufffd", obj) if _SURROGATE.search(obj) else obj
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(clean(k)): clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [clean(v) for v in obj]
+    try:  # numpy / pandas scalars and timestamps
+        import numpy as np
+        import pandas as pd
+
+        if obj is pd.NaT or (not isinstance(obj, np.ndarray) and pd.isna(obj)):
+            return None
+        if isinstance(obj, np.bool_):
+            return bool(obj)
+        if isinstance(obj, np.integer):
+            return int(obj)
+        if isinstance(obj, np.floating):
+            return clean(float(obj))
+        if isinstance(obj, np.ndarray):
+            return [clean(v) for v in obj.tolist()]
+        if isinstance(obj, pd.Timestamp):
+            from analyzer.model import iso
+
+            return iso(obj)
+    except (TypeError, ValueError):
+        pass
+    return clean(str(obj))
+
+
+def iso_series(ts: pd.Series) -> list[str | None]:
+    """A timestamp column as contract times (``...Z`` in UTC), ``None`` for missing ones."""
+    import numpy as np
+    import pandas as pd
+
+    ts = pd.to_datetime(ts, utc=True, errors="coerce").dt.tz_convert(None)
+    values = ts.to_numpy(dtype="datetime64[us]")
+    text = np.datetime_as_string(values, unit="us")
+    return [None if t == "NaT" else t + "Z" for t in text.tolist()]
+
+
+def findings_records(run: Run, *, redact: bool = True) -> list[dict[str, Any]]:
+    """The contract's ``findings``: every non-benign finding, in time order."""
+    found = run.findings
+    if found is None or len(found) == 0:
+        return []
+    if "benign" in found.columns:
+        found = found[~found["benign"].fillna(False).astype(bool)]
+    if len(found) == 0:
+        return []
+    message = found["message"]
+    if redact:
+        message = redact_series(message)
+    columns = {
+        "node": found["node"].astype(object).tolist(),
+        "time": iso_series(found["ts"]),
+        "category": found["category"].astype(object).tolist(),
+        "pattern_id": found["pattern_id"].astype(object).tolist(),
+        "severity": found["severity"].astype(object).tolist(),
+        "message": message.astype(object).tolist(),
+        "file": found["file"].astype(object).tolist(),
+        "line_no": [None if v != v else int(v) for v in found["line_no"].astype(float).tolist()],
+    }
+    records = [
+        dict(zip(FINDING_FIELDS, row, strict=True)) for row in zip(*columns.values(), strict=True)
+    ]
+    return clean(records)
+
+
+def build(run: Run, *, redact: bool = True) -> dict[str, Any]:
+    """The JSON object of shared/contract.md for ``run``."""
+    diagnosis = run.diagnosis
+    analyzed = run.ingest.lines_in_timeline > 0 or any(
+        n.status != "missing" for n in diagnosis.nodes
+    )
+    root_cause = diagnosis.root_cause.to_dict() if analyzed else None
+    if root_cause is not None and "remediation" not in root_cause:
+        advice = remediation_for(run)
+        if advice:
+            root_cause["remediation"] = advice
+    out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": __version__,
+        "root_cause": root_cause,
+        "nodes": [n.to_dict() for n in diagnosis.nodes],
+        "findings": None,  # filled below, already clean and redacted
+        "ingest": run.ingest.to_dict(),
+        "consistency": list(diagnosis.consistency),
+        "warnings": list(dict.fromkeys([*run.problems, *getattr(run.rules, "warnings", [])])),
+    }
+    if run.command:
+        out["command"] = run.command
+    findings = findings_records(run, redact=redact)
+    out = clean(out)
+    if redact:
+        out = redact_obj(out, skip=_NOT_TEXT)
+    out["findings"] = findings
+    return out
+
+
+#: What to do about each root-cause category when no pattern gave specific advice.
+CATEGORY_ADVICE: dict[str, str] = {
+    "deadline_exceeded": "An RPC, collective or barrier timed out. Check whether the peer it waited "
+    "on was slow, stuck or dead (its own log around that time); raise the timeout only if the "
+    "peer was merely slow (large checkpoints, slow storage, overloaded network).",
+    "address_in_use": "Another process already holds the task's port: a stale task from an "
+    "earlier run or two tasks given the same address. Kill the leftover process or give each "
+    "task a distinct port in TF_CONFIG / the cluster spec.",
+    "connection_unavailable": "A peer refused or dropped the connection. This is usually a "
+    "symptom: look at the named peer's log for why it went away (crash, OOM kill, preemption), "
+    "and check that every address in the cluster spec is reachable (firewall, ports, hosts).",
+    "name_resolution": "A host name in the cluster spec did not resolve. Check DNS / headless "
+    "service names, /etc/hosts, and that the pod or VM existed when the job started.",
+    "cluster_spec_mismatch": "The tasks disagree on the cluster. Generate TF_CONFIG for all "
+    "tasks from one source and check each task's type and index against the spec.",
+    "session_blocked": "Start-up waited on a task that never answered. Check that every task "
+    "in the cluster spec was started, listens on its address, and is reachable from the others.",
+    "version_mismatch": "The tasks run different TensorFlow / protobuf / gRPC builds. Use one "
+    "image (or one pinned environment) for every task.",
+    "dtype_mismatch": "A tensor's dtype does not match what its consumer expects. Cast inputs "
+    "explicitly (tf.cast) and check the dataset's element_spec against the model's inputs.",
+    "shape_mismatch": "A tensor's shape does not fit its consumer. Check the per-replica batch "
+    "size, the dataset's element_spec and the model's input shapes.",
+    "oom": "Memory ran out. Lower the per-replica batch size or model size, look for a memory "
+    "leak across steps, or give the task more memory (host RAM or GPU).",
+    "node_crash": "The task died (killed, crashed or its log just stops). Look at the end of its "
+    "log and at the system around it: OOM killer (dmesg), exit code 137/139, the scheduler's "
+    "events, core dumps.",
+    "coordination_failure": "The coordination service or a collective group gave up on a task. "
+    "Find why that task stopped heartbeating (crash, hang, network partition) in its own log.",
+    "preemption": "The scheduler took the task away. Use preemptible-aware training "
+    "(BackupAndRestore / PreemptionCheckpointHandler) and checkpoint often enough.",
+    "concurrent_write": "Several tasks wrote the same file at once. Let only the chief write "
+    "checkpoints, summaries and saved models, or give every task its own path.",
+    "filesystem_error": "Storage failed. Check the path exists, the credentials and "
+    "permissions of every task, quotas, and the storage service's health.",
+    "collective_error": "NCCL or another collective backend failed. Check the GPUs and "
+    "interconnect of every task, NCCL_DEBUG=INFO output, and matching NCCL/driver versions.",
+    "none": "Nothing failed: no action needed.",
+}
+
+
+def remediation_for(run: Run) -> str | None:
+    """Advice for the root cause: the diagnosis's own, its pattern's, else the category's."""
+    rc = run.diagnosis.root_cause
+    if rc.remediation:
+        return rc.remediation
+    rules = getattr(run, "rules", None)
+    rule = rules.get(rc.pattern_id) if rules is not None and rc.pattern_id else None
+    if rule is not None and rule.remediation:
+        return rule.remediation
+    return CATEGORY_ADVICE.get(rc.category)
