@@ -132,6 +132,12 @@ class ParsedLines:
     problems: list[str] = field(default_factory=list)
     formats: dict[str, int] = field(default_factory=dict)
     wrapper: str | None = None
+    condensed: bool = False  #: True when only the lines a :class:`Keep` selects are in ``table``
+
+    @property
+    def lines_in_timeline(self) -> int:
+        """Lines that are (or, condensed, would be) part of an event in the timeline."""
+        return self.lines_read - sum(self.rejected.values())
 
 
 def decode(data: bytes) -> tuple[bytes, list[str]]:
@@ -271,49 +277,104 @@ def _extract_formats(inner: pa.Array) -> pa.Table:
     return table
 
 
-def _group_multiline(
-    inner: list[str | None], starts: np.ndarray, kind: str
-) -> list[tuple[int, int]]:
-    """Return (first, last) row ranges of tracebacks or C++ stack traces starting at ``starts``."""
-    groups: list[tuple[int, int]] = []
+def _group_spans(
+    inner: pa.Array, starts: np.ndarray, kind: str
+) -> list[tuple[int, int, list[str]]]:
+    """(first, last, lines) of each traceback or C++ stack trace starting at ``starts``.
+
+    Only a window of lines after each start is looked at, so this stays cheap however
+    long the file is.
+    """
+    groups: list[tuple[int, int, list[str]]] = []
     n = len(inner)
     next_free = 0
     for start in starts.tolist():
         if start < next_free:
             continue
-        j = start + 1
-        end = start
-        while j < n:
-            line = inner[j] or ""
+        window = [s or "" for s in inner.slice(start, _MAX_GROUP_LINES).to_pylist()]
+        end = len(window) - 1
+        for j in range(1, len(window)):
+            line = window[j]
             if kind == "python_traceback":
                 if (
                     line.startswith((" ", "\t"))
-                    or line == ""
                     or line in _TRACEBACK_JOINERS
-                    or line == _TRACEBACK_START
+                    or line in ("", _TRACEBACK_START)
                 ):
-                    j += 1
                     continue
                 end = j  # the exception line closes the traceback
                 break
-            end = j
             if "*** End stack trace ***" in line:
+                end = j
                 break
-            if j - start > 500:
-                break
-            j += 1
-        else:
-            end = n - 1
         # trailing blank lines belong to what follows, not to the traceback
-        while end > start and not (inner[end] or "").strip():
+        while end > 0 and not window[end].strip():
             end -= 1
-        groups.append((start, end))
-        next_free = end + 1
+        groups.append((start, min(start + end, n - 1), window[: end + 1]))
+        next_free = start + end + 1
     return groups
 
 
-def parse_lines(data: bytes) -> ParsedLines:
-    """Parse the decompressed bytes of one source into events (see :class:`ParsedLines`)."""
+@dataclass(frozen=True)
+class Keep:
+    """What a *condensed* parse keeps (``tfdiag analyze``); ``None`` keeps every line (``ingest``).
+
+    Kept: lines matching ``pattern`` (RE2, case-insensitive: the pattern library's keywords),
+    error-level lines, the first ``head`` and last ``tail`` lines of the file, an even sample of
+    about ``sample`` lines (for activity over time), and the timestamped line each kept line
+    takes its time from. Everything else is counted, not kept.
+    """
+
+    pattern: str
+    head: int = 50
+    tail: int = 50
+    sample: int = 500
+
+
+#: Lines whose level says error or worse, in the formats that put the level at a fixed place.
+_ERROR_LEVEL = (
+    r"^[EF]\d{4} \d\d:|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.\d]*: [EF] "
+    r"|^\S+ \S+ - (?:ERROR|CRITICAL|FATAL) - |^(?:ERROR|CRITICAL|FATAL):"
+)
+#: A line that carries its own timestamp (one of the timed line formats).
+_HAS_TIME = r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:)"
+_GROUP_STARTS = r"^Traceback \(most recent call last\):$|\*\*\* Begin stack trace \*\*\*"
+_MAX_GROUP_LINES = 500
+
+
+def _bool(array: pa.Array) -> np.ndarray:
+    return pc.fill_null(array, False).to_numpy(zero_copy_only=False)
+
+
+def _select(inner: pa.Array, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool) -> np.ndarray:
+    n = len(inner)
+    wanted = _bool(
+        pc.match_substring_regex(
+            inner, f"{keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}", ignore_case=True
+        )
+    )
+    wanted[: keep.head] = True
+    wanted[max(0, n - keep.tail) :] = True
+    if keep.sample and n > keep.sample:
+        wanted[:: n // keep.sample] = True
+    wanted &= ~blank
+    if not timed_by_wrapper:
+        # each kept line without a time of its own takes it from the last timed line before it
+        timed = _bool(pc.match_substring_regex(inner, _HAS_TIME))
+        last_timed = np.maximum.accumulate(np.where(timed, np.arange(n), -1))
+        sources = last_timed[wanted & ~timed]
+        wanted[sources[sources >= 0]] = True
+        first_timed = np.flatnonzero(timed)[:1]
+        wanted[first_timed] = True
+    return wanted
+
+
+def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
+    """Parse the decompressed bytes of one source into events (see :class:`ParsedLines`).
+
+    With ``keep`` only the lines it selects become events (the others are counted); without
+    it every non-blank line does.
+    """
     data, problems = decode(data)
     lines, split_problems = split_lines(data)
     problems += split_problems
@@ -325,76 +386,97 @@ def parse_lines(data: bytes) -> ParsedLines:
         inner = extra.pop("inner")
     else:
         inner = lines
-    table = _extract_formats(inner)
-
-    line_no = np.arange(1, n + 1, dtype=np.int64)
-    line_end = line_no.copy()
-    fmt_col = table["format"].to_numpy()
-    message = table["message"].combine_chunks()
-    detail = pa.nulls(n, pa.large_string())
+    blank = _bool(pc.match_substring_regex(inner, r"^\s*$"))
+    wanted = ~blank if keep is None else _select(inner, blank, keep, "wts" in extra)
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
-    tb_starts = np.flatnonzero(pc.equal(inner, _TRACEBACK_START).to_numpy(zero_copy_only=False))
-    st_starts = np.flatnonzero(
-        pc.match_substring(inner, "*** Begin stack trace ***").to_numpy(zero_copy_only=False)
-    )
+    starts = np.flatnonzero(wanted)
+    candidates = inner.take(pa.array(starts))
+    tb_starts = starts[_bool(pc.equal(candidates, _TRACEBACK_START))]
+    st_starts = starts[_bool(pc.match_substring(candidates, "*** Begin stack trace ***"))]
     in_group = np.zeros(n, dtype=bool)
-    if len(tb_starts) or len(st_starts):
-        inner_py = inner.to_pylist()
-        msg_py = message.to_pylist()
-        detail_py: list[str | None] = [None] * n
-        fmt_col = fmt_col.copy()
-        for kind, starts in (("python_traceback", tb_starts), ("cpp_stacktrace", st_starts)):
-            for first, last in _group_multiline(inner_py, starts, kind):
-                if in_group[first]:
-                    continue
-                body = inner_py[first : last + 1]
-                in_group[first + 1 : last + 1] = True
-                line_end[first] = last + 1
-                fmt_col[first] = kind
-                detail_py[first] = "\n".join(s or "" for s in body)
-                if kind == "python_traceback":
-                    msg_py[first] = body[-1] if len(body) > 1 else body[0]
-                else:
-                    msg_py[first] = body[0]
-        message = pa.array(msg_py, pa.large_string())
-        detail = pa.array(detail_py, pa.large_string())
-    blank = pc.equal(pc.utf8_trim_whitespace(lines), "").to_numpy(zero_copy_only=False) & ~in_group
-    keep = ~(in_group | blank)
+    groups: dict[int, tuple[int, str, list[str]]] = {}
+    spans = [
+        (first, last, kind, body)
+        for kind, kind_starts in (("python_traceback", tb_starts), ("cpp_stacktrace", st_starts))
+        for first, last, body in _group_spans(inner, kind_starts, kind)
+    ]
+    next_free = 0
+    for first, last, kind, body in sorted(spans, key=lambda span: span[0]):
+        if first < next_free:
+            continue  # starts inside an earlier group
+        in_group[first + 1 : last + 1] = True
+        groups[first] = (last, kind, body)
+        next_free = last + 1
+    wanted &= ~in_group
+    rows = np.flatnonzero(wanted)
     rejected: dict[str, int] = {}
-    if blank.any():
-        rejected["blank line"] = int(blank.sum())
+    if (blank & ~in_group).any():
+        rejected["blank line"] = int((blank & ~in_group).sum())
+
+    table = _extract_formats(inner.take(pa.array(rows)))
+    line_no = rows + 1
+    line_end = line_no.copy()
+    message = table["message"].combine_chunks()
+    detail = pa.nulls(len(rows), pa.large_string())
+    fmt = table["format"].combine_chunks()
+    raw = lines.take(pa.array(rows))
+    if groups:
+        at = np.searchsorted(rows, np.array(sorted(groups)))
+        mask = np.zeros(len(rows), dtype=bool)
+        mask[at] = True
+        ordered = [groups[k] for k in sorted(groups)]
+        line_end[at] = [last + 1 for last, _, _ in ordered]
+        mask_arr = pa.array(mask)
+
+        def put(array: pa.Array, values: list) -> pa.Array:
+            return pc.replace_with_mask(array, mask_arr, pa.array(values, pa.large_string()))
+
+        fmt = put(fmt, [kind for _, kind, _ in ordered])
+        message = put(
+            message,
+            [
+                body[-1] if kind == "python_traceback" and len(body) > 1 else body[0]
+                for _, kind, body in ordered
+            ],
+        )
+        detail = put(detail, ["\n".join(body) for _, _, body in ordered])
+        raw = put(
+            raw,
+            [
+                "\n".join(s or "" for s in lines.slice(k, last - k + 1).to_pylist())
+                for k, (last, _, _) in zip(sorted(groups), ordered, strict=True)
+            ],
+        )
 
     levels = table["level"].combine_chunks()
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
+    rows_arr = pa.array(rows)
+    nulls = pa.nulls(len(rows), pa.large_string())
     columns: dict[str, pa.Array] = {
         "line_no": pa.array(line_no),
         "line_end": pa.array(line_end),
-        "format": pa.array(fmt_col, pa.large_string()),
-        "wrapper": pa.array([wrapper.name] * n if wrapper else [None] * n, pa.large_string()),
+        "format": fmt,
+        "wrapper": pa.array(
+            [wrapper.name] * len(rows) if wrapper else [None] * len(rows), pa.large_string()
+        ),
         "level": levels,
         "source": source,
         "thread": table["thread"].combine_chunks(),
         "logger": table["logger"].combine_chunks(),
         "message": message,
         "detail": detail,
-        "raw": lines,
+        "raw": raw,
         "date": table["date"].combine_chunks(),
         "time": table["time"].combine_chunks(),
         "md": table["md"].combine_chunks(),
         "tz": table["tz"].combine_chunks(),
-        "wts": extra.get("wts", pa.nulls(n, pa.large_string())),
-        "stream": extra.get("stream", pa.nulls(n, pa.large_string())),
-        "rank": extra.get("rank", pa.nulls(n, pa.large_string())),
+        "wts": extra["wts"].take(rows_arr) if "wts" in extra else nulls,
+        "stream": extra["stream"].take(rows_arr) if "stream" in extra else nulls,
+        "rank": extra["rank"].take(rows_arr) if "rank" in extra else nulls,
     }
-    # a multi-line event keeps all its lines in ``raw``
-    if in_group.any():
-        raw_py = columns["raw"].to_pylist()
-        for first in np.flatnonzero(line_end != line_no).tolist():
-            raw_py[first] = "\n".join(raw_py[first : line_end[first]])
-        columns["raw"] = pa.array(raw_py, pa.large_string())
-    out = pa.table(columns).filter(pa.array(keep))
+    out = pa.table(columns)
     formats = pc.value_counts(out["format"]).to_pylist() if out.num_rows else []
     return ParsedLines(
         table=out,
@@ -403,6 +485,7 @@ def parse_lines(data: bytes) -> ParsedLines:
         problems=problems,
         formats={f["values"]: f["counts"] for f in formats},
         wrapper=wrapper.name if wrapper else None,
+        condensed=keep is not None,
     )
 
 

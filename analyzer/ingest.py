@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzer.formats import ParsedLines, parse_lines
+from analyzer.formats import Keep, ParsedLines, parse_lines
 from analyzer.identity import (
     ContentFacts,
     NameHint,
@@ -48,6 +48,7 @@ class FileReport:
     node: str
     lines_read: int = 0
     lines_in_timeline: int = 0
+    events: int = 0  #: events kept in the timeline (a traceback is one event of many lines)
     rejected: dict[str, int] = field(default_factory=dict)
     formats: dict[str, int] = field(default_factory=dict)
     wrapper: str | None = None
@@ -152,7 +153,7 @@ class _Parsed:
     error: str | None = None
 
 
-def _read_and_parse(src: Source, max_bytes: int) -> _Parsed:
+def _read_and_parse(src: Source, max_bytes: int, keep: Keep | None = None) -> _Parsed:
     try:
         result = read_source(src, max_bytes=max_bytes)
     except (OSError, EOFError, ValueError) as exc:  # permission denied, vanished, bad member
@@ -163,7 +164,7 @@ def _read_and_parse(src: Source, max_bytes: int) -> _Parsed:
     if why_binary:
         return _Parsed(src, None, result.problems, skipped=f"not a log: {why_binary}")
     try:
-        parsed = parse_lines(result.data)
+        parsed = parse_lines(result.data, keep)
     except MemoryError:
         return _Parsed(
             src, None, result.problems, error="out of memory while parsing; not analyzed"
@@ -179,6 +180,7 @@ class _Stream:
     table: pa.Table
     hint: NameHint
     facts: ContentFacts
+    whole_file: bool = True
     node: str | None = None
     identity: str = "name"
 
@@ -239,6 +241,7 @@ def ingest(
     year: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     follow_links: bool = False,
+    keep: Keep | None = None,
     workers: int | None = None,
     progress: Any = None,
 ) -> Ingest:
@@ -252,7 +255,7 @@ def ingest(
     found = discover(paths, follow_links=follow_links)
     problems = list(found.problems)
     skipped = list(found.skipped)
-    parsed = list(_parse_all(found.sources, max_bytes, workers, progress))
+    parsed = list(_parse_all(found.sources, max_bytes, workers, progress, keep))
 
     streams: list[_Stream] = []
     files: dict[str, FileReport] = {}
@@ -266,10 +269,12 @@ def ingest(
             continue
         assert p.parsed is not None
         hint = hint_from_name(p.source.logical_name, p.source.parent_names)
-        for table, rank in _split_by_rank(p):
+        pieces = _split_by_rank(p)
+        for table, rank in pieces:
             if rank is not None:
                 hint = NameHint(hint.job or "worker", int(rank), hint.stem, hint.rotation)
-            streams.append(_Stream(p, table, hint, facts_from_content(table["message"])))
+            facts = facts_from_content(table["message"])
+            streams.append(_Stream(p, table, hint, facts, whole_file=len(pieces) == 1))
     _decide_nodes(streams, problems)
 
     nodes: dict[str, NodeInfo] = {}
@@ -307,11 +312,16 @@ def ingest(
                 rejected=dict(s.parsed.parsed.rejected),
                 wrapper=s.parsed.parsed.wrapper,  # type: ignore[union-attr]
             )
-        lines = int(
-            pc.sum(pc.add(pc.subtract(s.table["line_end"], s.table["line_no"]), 1)).as_py() or 0
-        )
-        report.lines_in_timeline += lines
+        parsed_lines = s.parsed.parsed  # type: ignore[union-attr]
+        if s.whole_file:
+            lines = parsed_lines.lines_in_timeline
+        else:  # one rank of a multi-rank file: its events' lines
+            lines = int(
+                pc.sum(pc.add(pc.subtract(s.table["line_end"], s.table["line_no"]), 1)).as_py() or 0
+            )
+        report.lines_in_timeline = parsed_lines.lines_in_timeline
         info.lines += lines
+        report.events += s.table.num_rows
         for f in pc.value_counts(s.table["format"]).to_pylist():
             report.formats[f["values"]] = report.formats.get(f["values"], 0) + f["counts"]
         report.notes.update(notes)
@@ -323,12 +333,14 @@ def ingest(
     return Ingest(timeline, list(files.values()), nodes, problems, skipped)
 
 
-def _parse_all(sources: Sequence[Source], max_bytes: int, workers: int | None, progress: Any):
+def _parse_all(
+    sources: Sequence[Source], max_bytes: int, workers: int | None, progress: Any, keep: Keep | None
+):
     total_bytes = sum(s.size for s in sources)
     workers = workers or (os.cpu_count() or 1)
     if workers > 1 and len(sources) > 1 and total_bytes >= PARALLEL_THRESHOLD:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_read_and_parse, src, max_bytes) for src in sources]
+            futures = [pool.submit(_read_and_parse, src, max_bytes, keep) for src in sources]
             for done, fut in enumerate(futures, 1):
                 result = fut.result()
                 if progress:
@@ -336,7 +348,7 @@ def _parse_all(sources: Sequence[Source], max_bytes: int, workers: int | None, p
                 yield result
         return
     for done, src in enumerate(sources, 1):
-        result = _read_and_parse(src, max_bytes)
+        result = _read_and_parse(src, max_bytes, keep)
         if progress:
             progress(done, len(sources), src.name)
         yield result

@@ -83,3 +83,18 @@ def test_ingest_of_arbitrary_logs_balances(text):
         result = ingest([tmp])
         assert result.lines_read == result.lines_in_timeline + result.lines_rejected
         assert result.timeline.num_rows <= result.lines_read
+
+
+@SETTINGS
+@given(TEXT, st.sampled_from(["Socket closed", "zzz", "error"]))
+def test_condensed_parse_is_a_faithful_subset_of_the_full_parse(text, keyword):
+    from analyzer.formats import Keep
+
+    data = text.encode()
+    full = parse_lines(data)
+    condensed = parse_lines(data, keep=Keep(keyword, head=2, tail=2, sample=3))
+    assert condensed.lines_read == full.lines_read
+    assert condensed.lines_in_timeline == full.lines_in_timeline
+    by_line = {r["line_no"]: r for r in full.table.to_pylist()}
+    for row in condensed.table.to_pylist():
+        assert by_line[row["line_no"]] == row
