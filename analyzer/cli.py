@@ -172,6 +172,7 @@ def analyze(
     from analyzer.run import load
 
     options = _options(tz, year, patterns, workers, max_bytes, follow_links)
+    options.condensed = True
     console = Console(no_color=no_color, highlight=False, soft_wrap=False)
     command = "tfdiag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     bar, update = _progress(console) if not quiet else (None, None)

@@ -38,6 +38,8 @@ class Options:
     max_bytes: int | None = None
     follow_links: bool = False
     regex_timeout: float = 0.5
+    #: keep only the events the diagnosis needs (``tfdiag analyze``); the notebook default keeps all
+    condensed: bool = False
 
 
 class Run:
@@ -155,6 +157,7 @@ def load(
 
     options = options or Options(**kw)
     rules = load_rules(extra_dirs=[Path(p) for p in options.patterns])
+    keep = keep_for(rules) if options.condensed else None
     result = ingest(
         paths,
         tz=options.tz,
@@ -164,5 +167,34 @@ def load(
         follow_links=options.follow_links,
         workers=options.workers,
         progress=progress,
+        keep=keep,
     )
     return Run(result, rules, options, command=command)
+
+
+#: What the diagnosis reads besides the rules' keywords: identity, cluster specs, versions, exits.
+DIAGNOSIS_KEYWORDS = (
+    "TF_CONFIG",
+    "task_type",
+    "cluster_spec",
+    "ClusterSpec",
+    "Started server",
+    "GrpcChannelCache",
+    "eager service context",
+    "/device:",
+    "version",
+    "shutting down",
+    "exit",
+    "signal",
+    "killed",
+)
+
+
+def keep_for(rules: RuleSet):
+    """The :class:`analyzer.formats.Keep` of a condensed ingest for these rules."""
+    import re
+
+    from analyzer.formats import Keep
+
+    words = {k for rule in rules for k in rule.keywords} | set(DIAGNOSIS_KEYWORDS)
+    return Keep("|".join(re.escape(w) for w in sorted(words)))
