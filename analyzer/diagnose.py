@@ -68,7 +68,7 @@ SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less 
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
 SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
 CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
-TAIL_EVENTS = 8  #: events per node inspected to tell how its log ends
+TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
 TEXT_LIMIT = 300
 
@@ -166,16 +166,15 @@ _CLEAN_RE = re.compile(
     re.I,
 )
 _KILLED_RE = re.compile(
-    r"\bKilled\b|SIGKILL|SIGTERM|SIGSEGV|SIGABRT|Segmentation fault|core dumped|\bAborted\b"
-    r"|terminate called|exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?[1-9]\d*"
-    r"|returncode[\s=:]*-?[1-9]|signal \d+",
-    re.I,
+    r"\bKilled\b|SIGKILL|SIGTERM|SIGSEGV|SIGABRT|Segmentation fault|core dumped"
+    r"|^Aborted\b|terminate called|(?i:exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?[1-9]\d*)"
+    r"|(?i:returncode[\s=:]*-?[1-9])|(?i:signal \d+)"
 )
 _EXIT_RE = re.compile(
-    r"(?P<text>exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?\d+|returncode[\s=:]*-?\d+"
-    r"|\bKilled\b|Segmentation fault(?: \(core dumped\))?|Aborted(?: \(core dumped\))?"
-    r"|terminate called[^\n]{0,80}|(?:received|caught|got) signal[\s:]*\w+|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS))",
-    re.I,
+    r"(?P<text>(?i:exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?\d+|returncode[\s=:]*-?\d+)"
+    r"|\bKilled\b|Segmentation fault(?: \(core dumped\))?|^Aborted(?: \(core dumped\))?"
+    r"|terminate called[^\n]{0,80}|(?i:(?:received|caught|got) signal[\s:]*\w+)"
+    r"|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS)\b)"
 )
 _VERSION_PREFILTER = r"(?i)version|__version__|python \d|protobuf|grpcio|grpc[ =:]+v?\d"
 _VERSION_RES = {
@@ -188,6 +187,7 @@ _VERSION_RES = {
     "grpc": re.compile(r"grpc(?:io)?(?: version)?[\s:=]+v?(\d+\.\d+[\w.]*)", re.I),
 }
 _REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
+_PROPAGATED_RE = re.compile(r"grpc_message:\s*\"(?:[^\"]*aborted by|Cancelled|CANCELLED)", re.I)
 _TASK_RE = re.compile(r"/job:(?P<job>[\w-]+)(?:/replica:\d+)?/task:(?P<index>\d+)")
 _ADDRESS_RE = re.compile(
     r"^(?:ipv[46]:|grpc://|dns:///?)?(?P<host>\[[^\]]+\]|[\w.\-]+):(?P<port>\d+)$"
@@ -371,13 +371,17 @@ def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
     if exit_info and _KILLED_RE.search(exit_info):
         return "killed", exit_info, exit_line
     for row in reversed(list(tail.itertuples(index=False))):
-        message = _text(row.message)
-        if _CLEAN_RE.search(message):
+        if _CLEAN_RE.search(_text(row.message)):
             return "clean", exit_info, exit_line
         level = _text(getattr(row, "level", None)).upper()
-        fmt = _text(getattr(row, "format", None))
-        if level in ("ERROR", "FATAL", "CRITICAL") or fmt == "python_traceback":
+        if level in ("ERROR", "FATAL", "CRITICAL") or _text(getattr(row, "format", None)) in (
+            "python_traceback",
+            "cpp_stacktrace",
+        ):
             return "exception", exit_info, exit_line
+        if level in ("INFO", "DEBUG"):  # ordinary progress was the last word
+            break
+        # level-less continuation lines and warnings: look further back
     return "mid-run", exit_info, exit_line
 
 
@@ -527,8 +531,19 @@ def _blamed_peer(
 
 
 def _remote_targets(text: str) -> list[tuple[str, str]]:
-    """``remote target /job:...`` in a gRPC error: the task whose RPC failed."""
-    return [("peer_task", m.group(1)) for m in _REMOTE_TARGET_RE.finditer(text)]
+    """``remote target /job:...`` in a gRPC error: the task whose RPC failed.
+
+    A target whose own error is an abort propagated from elsewhere (``Collective ops is
+    aborted by``) is a fellow victim, not the culprit, and is skipped.
+    """
+    out = []
+    matches = list(_REMOTE_TARGET_RE.finditer(text))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        if _PROPAGATED_RE.search(text[m.end() : min(end, m.end() + 400)]):
+            continue
+        out.append(("peer_task", m.group(1)))
+    return out
 
 
 def resolve_blames(
@@ -1414,7 +1429,9 @@ def _note_inputs(ev: Evidence_, notes: list[str]) -> None:
     for n in sorted(present, key=_node_order):
         f = ev.facts[n]
         notes.append(
-            f"{n}'s log ends {f.ending}" + (f" ({f.exit_info})" if f.exit_info else "") + "."
+            f"{n}'s log ends {ENDING_TEXT.get(f.ending, f.ending)}"
+            + (f" ({f.exit_info})" if f.exit_info else "")
+            + "."
         )
     if not ev.blames.empty:
         pairs = (
