@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -842,23 +842,30 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
 
 
 def detect_silence(
-    facts: dict[str, Facts], errors: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
+    facts: dict[str, Facts], symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
 ) -> dict[str, float]:
-    """Step 5: nodes that died silently → seconds their peers logged after them."""
+    """Step 5: nodes that died silently → seconds their peers logged after them.
+
+    ``symptoms`` are the errors that are not a node's own (see :func:`_intrinsic_findings`);
+    only those can be the peers' reaction to a silent death.
+    """
     last = {
         n: clock.correct(n, f.last_time)
         for n, f in facts.items()
         if f.last_time is not None and not pd.isna(f.last_time)
     }
-    blamed = set(blames.loc[~blames["self"], "blamed"]) if not blames.empty else set()
-    error_times = (
-        pd.Series(
-            [clock.correct(n, t) for n, t in zip(errors["node"], _utc(errors["ts"]), strict=True)],
-            index=errors["node"].to_numpy(),
-            dtype="datetime64[ns, UTC]",
-        )
-        if not errors.empty
-        else pd.Series([], dtype="datetime64[ns, UTC]")
+    peer_blames = blames[~blames["self"]] if not blames.empty else blames
+    blamed = set(peer_blames["blamed"])
+    blamed_of_row = dict(zip(peer_blames["row"], peer_blames["blamed"], strict=True))
+    reactions = pd.DataFrame(
+        {
+            "node": symptoms["node"].astype(str).to_numpy(),
+            "blamed": [blamed_of_row.get(r) for r in symptoms.index],
+            "ts": [
+                clock.correct(n, t)
+                for n, t in zip(symptoms["node"], _utc(symptoms["ts"]), strict=True)
+            ],
+        }
     )
     silent: dict[str, float] = {}
     for node, f in facts.items():
@@ -870,14 +877,20 @@ def detect_silence(
         after = _seconds(max(others) - last[node])
         if after < SILENCE_GRACE_S:
             continue
-        peer_errors = error_times[error_times.index != node]
-        burst = peer_errors[
-            (peer_errors >= last[node])
-            & (peer_errors <= last[node] + pd.Timedelta(seconds=SILENCE_BURST_S))
-        ]
-        if node in blamed or not burst.empty or f.ending == "killed":
+        if node in blamed or f.ending == "killed" or _reacted(reactions, node, last[node]):
             silent[node] = after
     return silent
+
+
+def _reacted(reactions: pd.DataFrame, node: str, stop: Any) -> bool:
+    """Did a peer start failing soon after ``node`` stopped, without blaming someone else?"""
+    if reactions.empty:
+        return False
+    window = (reactions["ts"] >= stop) & (
+        reactions["ts"] <= stop + pd.Timedelta(seconds=SILENCE_BURST_S)
+    )
+    unexplained = reactions["blamed"].isna() | (reactions["blamed"] == node)
+    return bool((window & unexplained & (reactions["node"] != node)).any())
 
 
 # --------------------------------------------------------------------------- 6. scoring
@@ -912,7 +925,7 @@ def _intrinsic_findings(errors: pd.DataFrame, blames: pd.DataFrame) -> pd.DataFr
 
 
 @dataclass
-class Evidence_:
+class Case:
     """Everything the scoring and the verdict look at (one bundle, to keep signatures short)."""
 
     facts: dict[str, Facts]
@@ -922,6 +935,7 @@ class Evidence_:
     consistency: Consistency
     clock: ClockEstimate
     silent: dict[str, float]
+    findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
 
 
 def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
@@ -929,7 +943,7 @@ def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
     return clock.correct(node, _utc(rows["ts"]).min()) if not rows.empty else None
 
 
-def score_candidates(ev: Evidence_) -> list[Candidate]:
+def score_candidates(ev: Case) -> list[Candidate]:
     """Step 6: points per node; the list is sorted best first (ties: earliest failure)."""
     cands: dict[str, Candidate] = {}
 
@@ -946,6 +960,8 @@ def score_candidates(ev: Evidence_) -> list[Candidate]:
         c = cand(str(node))
         c.intrinsic = rows.sort_values("ts").iloc[0]
         c.add(3, f"its own error: {c.intrinsic['category']}")
+        if ev.facts.get(str(node)) and ev.facts[str(node)].ending == "exception":
+            c.add(1, "its log ends with that failure")
     for node, after in ev.silent.items():
         cand(node).add(
             2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
@@ -989,7 +1005,7 @@ def score_candidates(ev: Evidence_) -> list[Candidate]:
     )
 
 
-def _failure_time(node: str, c: Candidate, ev: Evidence_) -> Any:
+def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
     f = ev.facts.get(node)
     if c.intrinsic is not None:
         return ev.clock.correct(node, _utc(pd.Series([c.intrinsic["ts"]])).iloc[0])
@@ -1012,7 +1028,7 @@ def _failure_time(node: str, c: Candidate, ev: Evidence_) -> Any:
 # --------------------------------------------------------------------------- 7. verdict
 
 
-def _root_category(node: str, c: Candidate, ev: Evidence_) -> tuple[str, str | None]:
+def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     """(category, pattern id) of what happened at the root node itself."""
     f = ev.facts.get(node)
     spec_odd = node in ev.consistency.spec_outliers
@@ -1066,9 +1082,7 @@ def _evidence_line(
     )
 
 
-def _root_evidence(
-    node: str, c: Candidate, category: str, ev: Evidence_, rules: Any
-) -> list[Evidence]:
+def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any) -> list[Evidence]:
     f = ev.facts.get(node)
     lines: list[Evidence | None] = []
     if c.intrinsic is not None:
@@ -1114,7 +1128,7 @@ def _root_evidence(
     return [e for e in lines if e is not None]
 
 
-def _blame_evidence(node: str, ev: Evidence_, rules: Any, findings: pd.DataFrame) -> list[Evidence]:
+def _blame_evidence(node: str, ev: Case, rules: Any, findings: pd.DataFrame) -> list[Evidence]:
     if ev.blames.empty:
         return []
     against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"]]
@@ -1129,7 +1143,7 @@ def _blame_evidence(node: str, ev: Evidence_, rules: Any, findings: pd.DataFrame
     return [e for e in out if e is not None]
 
 
-def _victim_evidence(root: str, ev: Evidence_, already: set[str]) -> list[Evidence]:
+def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     out = []
     firsts = ev.errors.sort_values("ts").drop_duplicates("node")
     for _, row in firsts.iterrows():
@@ -1141,7 +1155,7 @@ def _victim_evidence(root: str, ev: Evidence_, already: set[str]) -> list[Eviden
     return [e for e in out if e is not None][:2]
 
 
-def _summary(node: str, category: str, time: Any, ev: Evidence_, victims: list[str]) -> str:
+def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) -> str:
     task = task_name(node) or node
     what = CATEGORY_PHRASE.get(category, category)
     when = (
@@ -1161,9 +1175,7 @@ def _summary(node: str, category: str, time: Any, ev: Evidence_, victims: list[s
     return f"{node} ({task}) {what}{how}{when} [{category}]{tail}."
 
 
-def _statuses(
-    root: str | None, ev: Evidence_, root_time: Any
-) -> dict[str, tuple[str, float | None]]:
+def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str, float | None]]:
     """Status and lag (seconds behind the root cause) per node."""
     out: dict[str, tuple[str, float | None]] = {}
     blamers = (
@@ -1191,7 +1203,7 @@ def _statuses(
     return out
 
 
-def _node_reports(ev: Evidence_, statuses: dict[str, tuple[str, float | None]]) -> list[NodeReport]:
+def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> list[NodeReport]:
     reports = []
     blamed_by = defaultdict(set)
     for b in ev.blames.itertuples(index=False) if not ev.blames.empty else []:
@@ -1273,7 +1285,7 @@ def _blaming(findings: pd.DataFrame) -> pd.DataFrame:
     return f.assign(node=f["node"].astype(str))
 
 
-def _healthy(ev: Evidence_, notes: list[str]) -> RootCause:
+def _healthy(ev: Case, notes: list[str]) -> RootCause:
     warn = ""
     if ev.consistency.messages:
         warn = " (but see the consistency notes)"
@@ -1294,7 +1306,7 @@ def _healthy(ev: Evidence_, notes: list[str]) -> RootCause:
 
 
 def _ambiguity(
-    cands: list[Candidate], ev: Evidence_, root: str, clock_dependent: str | None
+    cands: list[Candidate], ev: Case, root: str, clock_dependent: str | None
 ) -> str | None:
     parts = []
     if len(cands) > 1 and cands[0].score - cands[1].score < 2:
@@ -1311,15 +1323,18 @@ def _ambiguity(
     return "; ".join(parts) or None
 
 
-def _rank(ev: Evidence_) -> list[Candidate]:
+def _rank(ev: Case) -> list[Candidate]:
     return [c for c in score_candidates(ev) if c.score > 0] or score_candidates(ev)
 
 
-def diagnose(
-    timeline: pd.DataFrame, findings: pd.DataFrame, ingest: Ingest, rules: RuleSet | None
-) -> Diagnosis:
-    """Steps 1–7 of the module doc: the verdict, node statuses and the reasoning notes."""
-    notes: list[str] = []
+def gather(
+    timeline: pd.DataFrame,
+    findings: pd.DataFrame,
+    ingest: Ingest,
+    rules: Any,
+    notes: list[str],
+) -> Case:
+    """Steps 0–5: everything the scoring looks at."""
     zones = zone_offsets(timeline)
     if zones.offsets:
         ts = aligned_times(timeline, zones)
@@ -1333,54 +1348,51 @@ def diagnose(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, finding_texts(timeline, blaming))
     clock = estimate_clock_offsets(facts, blames)
-    silent = detect_silence(facts, errors, blames, clock)
-    ev = Evidence_(
-        facts, errors, blames, _intrinsic_findings(errors, blames), consistency, clock, silent
-    )
-    _note_inputs(ev, notes)
+    intrinsic = _intrinsic_findings(errors, blames)
+    symptoms = errors[~errors.index.isin(intrinsic.index)]
+    silent = detect_silence(facts, symptoms, blames, clock)
+    return Case(facts, errors, blames, intrinsic, consistency, clock, silent, findings)
 
-    if errors.empty and not silent:
-        root_cause = _healthy(ev, notes)
-        statuses = _statuses(None, ev, None)
-        return _finish(root_cause, ev, statuses, notes)
 
-    cands = _rank(ev)
-    raw_clock = ClockEstimate(offsets=dict(clock.offsets))
-    raw_ev = Evidence_(
-        facts,
-        errors,
-        blames,
-        ev.intrinsic,
-        consistency,
-        raw_clock,
-        detect_silence(facts, errors, blames, raw_clock),
+def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
+    """Would the verdict differ without the clock correction? A sentence if so."""
+    if not ev.clock.applied or not cands:
+        return None
+    raw_clock = ClockEstimate(offsets=dict(ev.clock.offsets))
+    symptoms = ev.errors[~ev.errors.index.isin(ev.intrinsic.index)]
+    raw = replace(
+        ev, clock=raw_clock, silent=detect_silence(ev.facts, symptoms, ev.blames, raw_clock)
     )
-    raw_cands = _rank(raw_ev) if clock.applied else cands
-    clock_dependent = None
-    if cands and raw_cands and raw_cands[0].node != cands[0].node:
-        clock_dependent = (
+    raw_cands = _rank(raw)
+    if raw_cands and raw_cands[0].node != cands[0].node:
+        return (
             f"without clock correction the verdict would be {raw_cands[0].node}; "
-            f"it rests on the estimated offsets ({_offset_text(clock)})"
+            f"it rests on the estimated offsets ({_offset_text(ev.clock)})"
         )
-        notes.append(clock_dependent[0].upper() + clock_dependent[1:] + ".")
-    elif clock.applied:
-        notes.append("The verdict is the same with and without the clock correction.")
-    if not cands:
-        return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
+    return None
 
+
+def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> RootCause:
+    """Step 7: the root cause from the best candidate, with evidence and confidence."""
     best = cands[0]
+    clock_dependent = _clock_dependence(ev, cands)
+    if clock_dependent:
+        notes.append(clock_dependent[0].upper() + clock_dependent[1:] + ".")
+    elif ev.clock.applied:
+        notes.append("The verdict is the same with and without the clock correction.")
     for c in cands[:4]:
         notes.append(f"Candidate {c.node}: {c.score:g} points — " + "; ".join(c.reasons) + ".")
     category, pattern_id = _root_category(best.node, best, ev)
     statuses = _statuses(best.node, ev, best.time)
-    victims = [n for n, (s, _) in statuses.items() if s == "victim"]
-    victims.sort(key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"))
+    victims = sorted(
+        (n for n, (s, _) in statuses.items() if s == "victim"),
+        key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"),
+    )
     evidence = _root_evidence(best.node, best, category, ev, rules)
-    evidence += _blame_evidence(best.node, ev, rules, findings)
+    evidence += _blame_evidence(best.node, ev, rules, ev.findings)
     evidence += _victim_evidence(best.node, ev, {e.node for e in evidence})
-    rule = _rule(rules, pattern_id)
     confidence = _confidence(cands)
-    if facts.get(best.node) is not None and facts[best.node].missing:
+    if ev.facts.get(best.node) is not None and ev.facts[best.node].missing:
         confidence *= 0.85
     if clock_dependent:
         confidence *= 0.8
@@ -1388,7 +1400,8 @@ def diagnose(
         f"Verdict: {best.node} is the first failing node; what happened there: {category}"
         + (f" (rule {pattern_id})." if pattern_id else ".")
     )
-    root_cause = RootCause(
+    rule = _rule(rules, pattern_id)
+    return RootCause(
         node=best.node,
         task=task_name(best.node),
         category=category,
@@ -1401,7 +1414,20 @@ def diagnose(
         or DEFAULT_REMEDIATION.get(category),
         ambiguity=_ambiguity(cands, ev, best.node, clock_dependent),
     )
-    return _finish(root_cause, ev, statuses, notes)
+
+
+def diagnose(
+    timeline: pd.DataFrame, findings: pd.DataFrame, ingest: Ingest, rules: RuleSet | None
+) -> Diagnosis:
+    """Steps 0–7 of the module doc: the verdict, node statuses and the reasoning notes."""
+    notes: list[str] = []
+    ev = gather(timeline, findings, ingest, rules, notes)
+    _note_inputs(ev, notes)
+    cands = _rank(ev) if not (ev.errors.empty and not ev.silent) else []
+    if not cands:
+        return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
+    root_cause = _verdict(ev, cands, rules, notes)
+    return _finish(root_cause, ev, _statuses(cands[0].node, ev, cands[0].time), notes)
 
 
 def _zone_notes(zones: ZoneFix) -> list[str]:
@@ -1417,7 +1443,7 @@ def _offset_text(clock: ClockEstimate) -> str:
     return ", ".join(f"{n} {v:+.1f} s" for n, v in sorted(clock.applied.items())) or "none"
 
 
-def _note_inputs(ev: Evidence_, notes: list[str]) -> None:
+def _note_inputs(ev: Case, notes: list[str]) -> None:
     """Plain sentences for what each step found."""
     present = [n for n, f in ev.facts.items() if not f.missing]
     missing = [n for n, f in ev.facts.items() if f.missing]
@@ -1451,7 +1477,7 @@ def _note_inputs(ev: Evidence_, notes: list[str]) -> None:
         )
 
 
-def _finish(root_cause: RootCause, ev: Evidence_, statuses: dict, notes: list[str]) -> Diagnosis:
+def _finish(root_cause: RootCause, ev: Case, statuses: dict, notes: list[str]) -> Diagnosis:
     return Diagnosis(
         root_cause=root_cause,
         nodes=_node_reports(ev, statuses),
