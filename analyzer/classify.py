@@ -104,11 +104,37 @@ def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
     return res.fill_null(False).to_numpy(zero_copy_only=False)
 
 
-def _kw_mask(arr: pa.Array, kw: str) -> np.ndarray:
-    import pyarrow.compute as pc
+class _KeywordMasks:
+    """Lazily computed ``keyword -> bool mask`` over the (few) candidate texts.
 
-    res = pc.match_substring(arr, kw, ignore_case=True)
-    return res.fill_null(False).to_numpy(zero_copy_only=False)
+    The lower-cased texts are joined with NUL separators (keywords never contain NUL), so one
+    ``str.find`` scan per keyword finds every row holding it; each hit skips to the next row.
+    """
+
+    def __init__(self, texts: list[str | None]) -> None:
+        parts = [t.lower() if isinstance(t, str) else "" for t in texts]
+        self._n = len(parts)
+        self._joined = "\x00".join(parts)
+        lengths = np.fromiter((len(p) + 1 for p in parts), dtype=np.int64, count=self._n)
+        self._starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if self._n else lengths
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, kw: str) -> np.ndarray:
+        kl = kw.lower()
+        got = self._cache.get(kl)
+        if got is not None:
+            return got
+        mask = np.zeros(self._n, dtype=bool)
+        joined, starts, n = self._joined, self._starts, self._n
+        pos = joined.find(kl)
+        while pos != -1:
+            row = int(np.searchsorted(starts, pos, side="right")) - 1
+            mask[row] = True
+            if row + 1 >= n:
+                break
+            pos = joined.find(kl, int(starts[row + 1]))
+        self._cache[kl] = mask
+        return mask
 
 
 def _empty_findings():
@@ -154,9 +180,9 @@ def classify(
     need_detail = any("detail" in r.fields for r in active)
     det = _column(events, "detail", n) if need_detail else None
 
+    msg_kw = sorted({k.lower() for r in active if "message" in r.fields for k in r.keywords})
+    det_kw = sorted({k.lower() for r in active if "detail" in r.fields for k in r.keywords})
     if prefilter:
-        msg_kw = sorted({k.lower() for r in active if "message" in r.fields for k in r.keywords})
-        det_kw = sorted({k.lower() for r in active if "detail" in r.fields for k in r.keywords})
         if any(r.always_candidate for r in active):
             cand = np.ones(n, dtype=bool)
         else:
@@ -180,27 +206,23 @@ def classify(
     src_list = _column(events, "source", n).take(take).to_pylist()
     fmt_list = _column(events, "format", n).take(take).to_pylist()
 
-    # Which candidate rows each rule may match (keyword hit in one of its fields).
+    # Which candidate rows each rule may match (keyword hit in one of its fields): one plain
+    # substring search per keyword over the lower-cased candidate rows (few rows, fast).
     rule_rows: dict[str, np.ndarray] = {}
     if prefilter:
-        kw_cache_m: dict[str, np.ndarray] = {}
-        kw_cache_d: dict[str, np.ndarray] = {}
         k = len(cand_rows)
+        hits_m = _KeywordMasks(m_list)
+        hits_d = _KeywordMasks(d_list) if sub_det is not None else None
         for r in active:
             if r.always_candidate:
                 rule_rows[r.id] = np.ones(k, dtype=bool)
                 continue
             mask = np.zeros(k, dtype=bool)
             for kw in r.keywords:
-                kl = kw.lower()
                 if "message" in r.fields:
-                    if kl not in kw_cache_m:
-                        kw_cache_m[kl] = _kw_mask(sub_msg, kl)
-                    mask |= kw_cache_m[kl]
-                if "detail" in r.fields and sub_det is not None:
-                    if kl not in kw_cache_d:
-                        kw_cache_d[kl] = _kw_mask(sub_det, kl)
-                    mask |= kw_cache_d[kl]
+                    mask |= hits_m[kw]
+                if "detail" in r.fields and hits_d is not None:
+                    mask |= hits_d[kw]
             rule_rows[r.id] = mask
 
     taken = np.zeros(len(cand_rows), dtype=bool)
