@@ -1,0 +1,248 @@
+"""Process management for the fault-injection lab (no TensorFlow import here)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+
+
+def utc_now() -> str:
+    """Current time as ISO 8601 UTC with microseconds and a ``Z``."""
+    now = _dt.datetime.now(_dt.UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def free_ports(n: int) -> list[int]:
+    """``n`` distinct free TCP ports on 127.0.0.1 (bound then released)."""
+    socks, ports = [], []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def task_name(node: str) -> str:
+    job, index = node.split(":")
+    return f"/job:{job}/replica:0/task:{index}"
+
+
+@dataclass
+class Proc:
+    node: str
+    popen: subprocess.Popen
+    log_path: Path
+    started: float
+    handle: object = None
+
+
+@dataclass
+class Lab:
+    """One scenario run: starts children, watches their logs, injects faults."""
+
+    out_dir: Path
+    timeout: float
+    python: str | None = None
+    procs: dict[str, Proc] = field(default_factory=dict)
+    fault_time_utc: str | None = None
+    deadline: float = 0.0
+    stop_file: Path | None = None
+    scratch: Path | None = None
+    extra_pids: list[subprocess.Popen] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.deadline = time.monotonic() + self.timeout
+        self.scratch = Path(__import__("tempfile").mkdtemp(prefix="tfdiag-lab-"))
+        self.stop_file = self.scratch / "stop"
+
+    # ------------------------------------------------------------------ time
+    def remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _bound(self, timeout: float) -> float:
+        return max(0.0, min(timeout, self.remaining()))
+
+    # ---------------------------------------------------------------- launch
+    def start(
+        self,
+        node: str,
+        script: str,
+        log_rel: str,
+        *,
+        tf_config: dict | None,
+        args: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        python: str | None = None,
+        log_style: str = "python",
+    ) -> Proc:
+        log_path = self.out_dir / log_rel
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        child_env = dict(os.environ)
+        for k in ("TF_CONFIG", "PYTHONPATH"):
+            child_env.pop(k, None)
+        child_env.update(
+            {
+                "PYTHONUNBUFFERED": "1",
+                "CUDA_VISIBLE_DEVICES": "",
+                "TFDIAG_LAB_LOG_STYLE": log_style,
+                "TFDIAG_LAB_STOP_FILE": str(self.stop_file),
+                "OMP_NUM_THREADS": "1",
+                "TZ": "UTC",
+            }
+        )
+        if tf_config is not None:
+            child_env["TF_CONFIG"] = json.dumps(tf_config)
+        if env:
+            child_env.update(env)
+        interp = python or self.python or sys.executable
+        cmd = [interp, "-u", str(TASKS_DIR / script), *(args or [])]
+        fh = open(log_path, "wb", buffering=0)  # noqa: SIM115 - closed in cleanup
+        popen = subprocess.Popen(
+            cmd,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=child_env,
+            cwd=str(self.scratch),
+            start_new_session=True,
+        )
+        proc = Proc(node, popen, log_path, time.monotonic(), fh)
+        self.procs[node] = proc
+        return proc
+
+    def start_helper(self, cmd: list[str], **kw) -> subprocess.Popen:
+        p = subprocess.Popen(cmd, start_new_session=True, **kw)
+        self.extra_pids.append(p)
+        return p
+
+    # ----------------------------------------------------------------- watch
+    def read(self, node: str) -> str:
+        try:
+            return self.procs[node].log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def wait_for(self, node: str, pattern: str, timeout: float = 120.0) -> re.Match | None:
+        """Poll ``node``'s log until ``pattern`` matches; None on timeout/exit."""
+        rx = re.compile(pattern, re.M)
+        end = time.monotonic() + self._bound(timeout)
+        while time.monotonic() < end:
+            m = rx.search(self.read(node))
+            if m:
+                return m
+            if self.procs[node].popen.poll() is not None:
+                return rx.search(self.read(node))
+            time.sleep(0.1)
+        return None
+
+    def wait_exit(self, node: str, timeout: float = 60.0) -> int | None:
+        try:
+            return self.procs[node].popen.wait(self._bound(timeout))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def wait_all(self, nodes: list[str], timeout: float = 60.0) -> dict[str, int | None]:
+        end = time.monotonic() + self._bound(timeout)
+        codes = {}
+        for n in nodes:
+            codes[n] = self.wait_exit(n, max(0.0, end - time.monotonic()))
+        return codes
+
+    # ---------------------------------------------------------------- faults
+    def signal(self, node: str, sig: int, *, fault: bool = True) -> str:
+        """Send ``sig`` to the node's process; records the fault time."""
+        stamp = utc_now()
+        os.kill(self.procs[node].popen.pid, sig)
+        if fault and self.fault_time_utc is None:
+            self.fault_time_utc = stamp
+        return stamp
+
+    def mark_fault(self) -> str:
+        if self.fault_time_utc is None:
+            self.fault_time_utc = utc_now()
+        return self.fault_time_utc
+
+    def request_stop(self) -> None:
+        """Tell servers (ps/worker ``server.join()``) that the job is over."""
+        self.stop_file.touch()
+
+    # --------------------------------------------------------------- cleanup
+    def cleanup(self, grace: float = 5.0) -> dict[str, int | None]:
+        """Stop servers, then kill every process still alive (by PID)."""
+        self.request_stop()
+        end = time.monotonic() + grace
+        for p in self.procs.values():
+            if p.popen.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    p.popen.wait(max(0.0, end - time.monotonic()))
+        alive = [p for p in self.procs.values() if p.popen.poll() is None]
+        for p in alive:  # signal all first, so no survivor logs a teardown artefact
+            try:
+                os.kill(p.popen.pid, signal.SIGKILL)
+                os.kill(p.popen.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        for p in alive:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.popen.wait(10)
+        for h in self.extra_pids:
+            if h.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(h.pid, signal.SIGKILL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    h.wait(10)
+        for p in self.procs.values():
+            with contextlib.suppress(Exception):
+                p.handle.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        return {n: p.popen.returncode for n, p in self.procs.items()}
+
+
+def rotate(path: Path, pieces: int = 3) -> list[str]:
+    """Split a finished log the way logrotate leaves it.
+
+    Newest lines stay in ``path``; older in ``path.1``; oldest in ``path.2.gz``
+    (for ``pieces == 3``).  Splits on line boundaries.  Returns the file names.
+    """
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    n = len(lines)
+    if n < pieces:
+        return [path.name]
+    cuts = [round(n * i / pieces) for i in range(pieces + 1)]
+    chunks = [b"".join(lines[cuts[i] : cuts[i + 1]]) for i in range(pieces)]
+    # chunks[0] oldest ... chunks[-1] newest
+    names = []
+    path.write_bytes(chunks[-1])
+    names.append(path.name)
+    for age in range(1, pieces):
+        chunk = chunks[pieces - 1 - age]
+        if age == 1:
+            target = path.with_name(f"{path.name}.{age}")
+            target.write_bytes(chunk)
+        else:
+            target = path.with_name(f"{path.name}.{age}.gz")
+            with gzip.GzipFile(str(target), "wb", mtime=0) as gz:
+                gz.write(chunk)
+        names.append(target.name)
+    return names

@@ -1,0 +1,82 @@
+"""Start-up helpers shared by the lab's child training scripts.
+
+These scripts are run by path (``python .../tasks/ps_training.py``) so that any
+interpreter -- also a second virtualenv with another TensorFlow release -- can run
+them without importing the ``analyzer`` package.  They print what real launch
+scripts print: the TF_CONFIG they got, the TensorFlow version, and progress lines
+through python ``logging`` or TensorFlow's own ``INFO:tensorflow:`` logger.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+
+LOG_STYLE_ENV = "TFDIAG_LAB_LOG_STYLE"
+STOP_FILE_ENV = "TFDIAG_LAB_STOP_FILE"
+
+
+def tf_config() -> dict:
+    raw = os.environ.get("TF_CONFIG", "{}")
+    return json.loads(raw)
+
+
+def task_identity() -> tuple[str, int]:
+    task = tf_config().get("task", {})
+    return task.get("type", "worker"), int(task.get("index", 0))
+
+
+def banner(script: str) -> logging.Logger:
+    """Print the launch banner and configure logging; returns the logger to use.
+
+    Style ``python`` (default): ``logging.basicConfig`` with asctime.
+    Style ``absl``: TensorFlow's logger (``INFO:tensorflow:...``), set up after TF
+    is imported by :func:`import_tf`.
+    """
+    style = os.environ.get(LOG_STYLE_ENV, "python")
+    print(f"TF_CONFIG={os.environ.get('TF_CONFIG', '')}", flush=True)
+    print(
+        f"launching {script} on host {socket.gethostname()} pid {os.getpid()} "
+        f"python {sys.version.split()[0]}",
+        flush=True,
+    )
+    if style == "python":
+        logging.basicConfig(format="%(asctime)s - %(levelname)s - %(message)s", level=logging.INFO)
+        return logging.getLogger("train")
+    return logging.getLogger("tensorflow")
+
+
+def import_tf(log: logging.Logger):
+    import tensorflow as tf
+
+    style = os.environ.get(LOG_STYLE_ENV, "python")
+    if style == "absl":
+        tf.get_logger().setLevel(logging.INFO)
+        log = tf.get_logger()
+    log.info("TensorFlow version: %s", tf.__version__)
+    print(f"tf.__version__ = {tf.__version__}", flush=True)
+    return tf, log
+
+
+def watch_stop_file(log: logging.Logger, what: str = "server") -> None:
+    """Exit cleanly once the launcher creates the stop file (job finished)."""
+    path = os.environ.get(STOP_FILE_ENV)
+    if not path:
+        return
+
+    def _watch() -> None:
+        while not os.path.exists(path):
+            time.sleep(0.2)
+        log.info("Launcher reports the job finished; shutting down %s.", what)
+        for h in logging.getLogger().handlers + log.handlers:
+            h.flush()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    threading.Thread(target=_watch, daemon=True, name="stop-watch").start()

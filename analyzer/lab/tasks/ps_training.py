@@ -1,0 +1,104 @@
+"""ParameterServerStrategy training: chief runs a ClusterCoordinator, ps/workers serve.
+
+Usage: ps_training.py [--steps N] [--step-sleep S] [--feed-dtype float32|int64]
+Role and cluster come from TF_CONFIG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common
+
+
+def serve(tf, log, job: str, index: int) -> None:
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    log.info(
+        "Starting %s %d server, cluster spec %s", job, index, resolver.cluster_spec().as_dict()
+    )
+    server = tf.distribute.Server(
+        resolver.cluster_spec(),
+        job_name=job,
+        task_index=index,
+        protocol=resolver.rpc_layer or "grpc",
+        start=True,
+    )
+    log.info("%s %d server started at %s, waiting for the coordinator", job, index, server.target)
+    _common.watch_stop_file(log, f"{job} {index} server")
+    server.join()
+
+
+def coordinate(tf, log, args) -> None:
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.ParameterServerStrategy(resolver)
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    log.info(
+        "ParameterServerStrategy ready: %d ps, %d workers",
+        strategy.extended._num_ps,
+        strategy.extended._num_workers,
+    )
+
+    with strategy.scope():
+        w = tf.Variable(tf.random.normal([32, 1]), name="w")
+        b = tf.Variable(tf.zeros([1]), name="b")
+    opt_lr = 0.05
+
+    feed_dtype = tf.as_dtype(args.feed_dtype)
+
+    def dataset_fn():
+        x = tf.random.stateless_normal([256, 32], seed=[1, 2])
+        y = tf.reduce_sum(x, axis=1, keepdims=True)
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+        if feed_dtype != tf.float32:
+            ds = ds.map(lambda a, c: (tf.cast(a * 10, feed_dtype), c))
+        return ds
+
+    per_worker_ds = coordinator.create_per_worker_dataset(dataset_fn)
+    it = iter(per_worker_ds)
+
+    @tf.function
+    def train_step(iterator):
+        def step_fn(batch):
+            x, y = batch
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(x, w) + b
+                loss = tf.reduce_mean(tf.square(pred - y))
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(opt_lr * gw)
+            b.assign_sub(opt_lr * gb)
+            return loss
+
+        return strategy.run(step_fn, args=(next(iterator),))
+
+    for step in range(1, args.steps + 1):
+        result = coordinator.schedule(train_step, args=(it,))
+        if step % args.report_every == 0:
+            coordinator.join()
+            log.info("step %d loss %.4f", step, float(result.fetch()))
+        time.sleep(args.step_sleep)
+    coordinator.join()
+    log.info("training finished after %d steps", args.steps)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--step-sleep", type=float, default=0.05)
+    p.add_argument("--report-every", type=int, default=2)
+    p.add_argument("--feed-dtype", default="float32")
+    args = p.parse_args()
+    log = _common.banner("ps_training.py")
+    tf, log = _common.import_tf(log)
+    job, index = _common.task_identity()
+    if job in ("ps", "worker"):
+        serve(tf, log, job, index)
+    else:
+        coordinate(tf, log, args)
+
+
+if __name__ == "__main__":
+    main()
