@@ -66,7 +66,9 @@ SKEW_MIN_S = 30.0  #: smaller apparent offsets are normal start-up / reaction ji
 SKEW_HUGE_S = 600.0  #: an offset this large is a clock (or zone) error even on one event kind
 SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
-SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
+BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never got further
+SILENCE_BURST_S = 120.0
+LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise  #: peers failing within this time after a node stops implicate it
 CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
@@ -350,6 +352,7 @@ class Facts:
     address: str | None = None
     task: dict | None = None  #: TF_CONFIG's own task entry
     missing: bool = False
+    tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
 
 
 def _event(row: Any) -> dict:
@@ -444,6 +447,7 @@ def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
         f = facts.setdefault(node, Facts(node))
         f.first_time, f.last_time = times.loc[node, "min"], times.loc[node, "max"]
         f.last_line = _event(next(tail.iloc[::-1].itertuples(index=False)))
+        f.tail_rows = list(tail.index)
         f.ending, f.exit_info, f.exit_line = _ending_of(tail)
         f.versions, f.version_lines = versions.get(node, ({}, {}))
         f.tf_config_line = configs.get(node)
@@ -893,6 +897,27 @@ def _reacted(reactions: pd.DataFrame, node: str, stop: Any) -> bool:
     return bool((window & unexplained & (reactions["node"] != node)).any())
 
 
+def detect_blocked(facts: dict[str, Facts], warnings: pd.DataFrame) -> dict[str, Any]:
+    """Nodes whose log ends while still waiting at start-up → the waiting line's row.
+
+    A ``session_blocked`` finding among a node's last ``BLOCKED_TAIL`` events, with no error
+    after it and no goodbye, means start-up never finished there.
+    """
+    blocked: dict[str, Any] = {}
+    if warnings.empty:
+        return blocked
+    waits = warnings[warnings["category"] == "session_blocked"]
+    for node, rows in waits.groupby("node"):
+        f = facts.get(str(node))
+        if f is None or f.ending not in ("mid-run", "killed"):
+            continue
+        near_end = set(f.tail_rows[-BLOCKED_TAIL:])
+        last = [r for r in rows.index if r in near_end]
+        if last:
+            blocked[str(node)] = last[-1]
+    return blocked
+
+
 # --------------------------------------------------------------------------- 6. scoring
 
 
@@ -936,6 +961,12 @@ class Case:
     clock: ClockEstimate
     silent: dict[str, float]
     findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
+    blocked: dict[str, Any] = field(default_factory=dict)  #: node → its last start-up wait row
+
+    @property
+    def failing(self) -> bool:
+        """Any sign of failure at all: an error, a silent death, a start-up that never ended."""
+        return not self.errors.empty or bool(self.silent) or bool(self.blocked)
 
 
 def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
@@ -950,12 +981,16 @@ def score_candidates(ev: Case) -> list[Candidate]:
     def cand(node: str) -> Candidate:
         return cands.setdefault(node, Candidate(node))
 
-    peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
+    peer_blames = _peer_blames_timed(ev)
     for node, group in peer_blames.groupby("blamed") if not peer_blames.empty else []:
-        blamers = sorted(set(group["victim"]))
+        early = sorted(set(group.loc[group["early"], "victim"]))
+        late = sorted(set(group["victim"]) - set(early))
         c = cand(str(node))
-        c.blamers = blamers
-        c.add(3 + min(len(blamers) - 1, 3), f"blamed by {', '.join(blamers)}")
+        c.blamers = early + late
+        if early:
+            c.add(3 + min(len(early) - 1, 3), f"blamed by {', '.join(early)}")
+        if late:
+            c.add(1, f"named later by {', '.join(late)}, after their own failure had begun")
     for node, rows in ev.intrinsic.groupby("node") if not ev.intrinsic.empty else []:
         c = cand(str(node))
         c.intrinsic = rows.sort_values("ts").iloc[0]
@@ -969,7 +1004,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
     for node, f in ev.facts.items():
         if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
             cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
-    failing = not ev.errors.empty or bool(ev.silent)
+    failing = ev.failing
     if failing:
         for node in ev.consistency.spec_outliers:
             cand(node).add(3, "its cluster spec disagrees with the others'")
@@ -980,10 +1015,13 @@ def score_candidates(ev: Case) -> list[Candidate]:
             if not ev.blames.empty
             else ev.errors
         )
-        if not unresolved.empty:
-            for node, f in ev.facts.items():
-                if f.missing:
-                    cand(node).add(1, "left no log while peers report unreachable peers")
+        for node, f in ev.facts.items():
+            if f.missing and ev.blocked:
+                cand(node).add(
+                    2, f"left no log while {', '.join(sorted(ev.blocked))} wait for tasks"
+                )
+            elif f.missing and not unresolved.empty:
+                cand(node).add(1, "left no log while peers report unreachable peers")
     if not peer_blames.empty:
         first_error = ev.errors.sort_values("ts").groupby("node").head(1)
         victims_rows = set(peer_blames["row"])
@@ -993,7 +1031,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
     for node, c in cands.items():
         c.time = _failure_time(node, c, ev)
     if failing and not cands:
-        for node in ev.errors["node"].unique():
+        for node in [*ev.errors["node"].unique(), *ev.blocked]:
             c = cand(str(node))
             c.time = _failure_time(str(node), c, ev)
     return sorted(
@@ -1003,6 +1041,22 @@ def score_candidates(ev: Case) -> list[Candidate]:
             c.time if c.time is not None else pd.Timestamp.max.tz_localize("UTC"),
         ),
     )
+
+
+def _peer_blames_timed(ev: Case) -> pd.DataFrame:
+    """Blames of another node, flagged ``early`` when they come with the blamer's first error.
+
+    A blame logged well after the blamer's own failure began (teardown noise: reporting an
+    error to a peer that is already gone) says little about who failed first.
+    """
+    blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
+    if blames.empty:
+        return blames.assign(early=pd.Series(dtype=bool))
+    first_error = _utc(ev.errors["ts"]).groupby(ev.errors["node"].to_numpy()).min()
+    start = blames["victim"].map(first_error)
+    ts = _utc(blames["ts"])
+    late = start.notna() & (ts > start + pd.Timedelta(seconds=LATE_BLAME_S))
+    return blames.assign(early=~late.to_numpy())
 
 
 def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
@@ -1022,6 +1076,12 @@ def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
                 for v, t in zip(against["victim"], _utc(against["ts"]), strict=True)
             ]
             return min(times)
+    if ev.blocked and ev.findings is not None:
+        waits = ev.findings.loc[list(ev.blocked.values())]
+        return min(
+            ev.clock.correct(str(n), t)
+            for n, t in zip(waits["node"], _utc(waits["ts"]), strict=True)
+        )
     return None
 
 
@@ -1041,6 +1101,10 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "cluster_spec_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
+    if f is not None and f.missing and ev.blocked and ev.errors.empty:
+        return "session_blocked", None
+    if node in ev.silent and _peers_timed_out(node, ev):
+        return "deadline_exceeded", None
     if (
         f is None
         or f.missing
@@ -1052,6 +1116,23 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+def _peers_timed_out(node: str, ev: Case) -> bool:
+    """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
+    connection (it died)? A dead process closes its sockets; a hung one keeps them open."""
+    f = ev.facts[node]
+    stop = ev.clock.correct(node, f.last_time)
+    peers = ev.errors[ev.errors["node"] != node]
+    if peers.empty:
+        return False
+    times = pd.Series(
+        [ev.clock.correct(n, t) for n, t in zip(peers["node"], _utc(peers["ts"]), strict=True)],
+        index=peers.index,
+    )
+    window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
+    firsts = window.sort_values("ts").drop_duplicates("node")["category"]
+    return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
 
 
 def _confidence(cands: list[Candidate]) -> float:
@@ -1097,7 +1178,12 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 node,
                 f.last_line,
                 f"{node}'s last line: its log ends here with no error and no shutdown message, "
-                f"while its peers logged {_human_duration(ev.silent[node])} longer",
+                f"while its peers logged {_human_duration(ev.silent[node])} longer"
+                + (
+                    "; they timed out waiting for it (a hang, not a closed connection)"
+                    if category == "deadline_exceeded"
+                    else ""
+                ),
                 ev.clock,
             )
         )
@@ -1143,6 +1229,38 @@ def _blame_evidence(node: str, ev: Case, rules: Any, findings: pd.DataFrame) -> 
     return [e for e in out if e is not None]
 
 
+def _missing_evidence(node: str, ev: Case) -> list[Evidence]:
+    """For a root without a log: the peer's cluster spec that names it."""
+    f = ev.facts.get(node)
+    if f is None or not f.missing:
+        return []
+    job, _, index = node.partition(":")
+    for peer in sorted(ev.facts, key=_node_order):
+        p = ev.facts[peer]
+        addrs = (p.cluster or {}).get(job, [])
+        if p.tf_config_line and index.isdigit() and int(index) < len(addrs):
+            why = (
+                f"{peer}'s cluster spec names {task_name(node)} at {addrs[int(index)]}, "
+                "but no log of that task was found"
+            )
+            line = _evidence_line(peer, p.tf_config_line, why, ev.clock)
+            return [line] if line else []
+    return []
+
+
+def _blocked_evidence(ev: Case, rules: Any) -> list[Evidence]:
+    """Nodes whose log ends still waiting at start-up: their last waiting line."""
+    out = []
+    for node, row in sorted(ev.blocked.items()):
+        if ev.findings is None or row not in ev.findings.index:
+            continue
+        finding = ev.findings.loc[row]
+        title = getattr(_rule(rules, finding.get("pattern_id")), "title", None) or "waiting"
+        why = f"{node}'s log ends still waiting at start-up: {title}"
+        out.append(_evidence_line(node, finding, why, ev.clock))
+    return [e for e in out if e is not None]
+
+
 def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     out = []
     firsts = ev.errors.sort_values("ts").drop_duplicates("node")
@@ -1155,24 +1273,32 @@ def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     return [e for e in out if e is not None][:2]
 
 
+def _what_happened(node: str, category: str, ev: Case) -> str:
+    """The verb phrase of the summary: what the root node did, as far as the logs tell."""
+    f = ev.facts.get(node)
+    if f is not None and f.missing:
+        if category == "session_blocked":
+            return "never joined the cluster: it left no log while its peers waited for it"
+        return (
+            f"{CATEGORY_PHRASE.get(category, category)} (it left no log; inferred from its peers)"
+        )
+    if node in ev.silent and category == "deadline_exceeded":
+        return "hung: its log stops mid-run and its peers then time out waiting for it"
+    if node in ev.silent and category == "node_crash":
+        return "died without logging an error: its log stops mid-run"
+    return CATEGORY_PHRASE.get(category, category)
+
+
 def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) -> str:
-    task = task_name(node) or node
-    what = CATEGORY_PHRASE.get(category, category)
+    """One sentence for a ticket: who, what, when, and who suffered."""
     when = (
         f" at {pd.Timestamp(time).strftime('%Y-%m-%d %H:%M:%S')} UTC"
         if time is not None and not pd.isna(time)
         else ""
     )
-    f = ev.facts.get(node)
-    how = ""
-    if f is not None and f.missing:
-        how = " (it left no log; inferred from its peers)"
-    elif category == "node_crash" and f is not None and node in ev.silent:
-        how = " without logging an error"
-    tail = (
-        f"; {len(victims)} other node(s) failed after it: {', '.join(victims)}" if victims else ""
-    )
-    return f"{node} ({task}) {what}{how}{when} [{category}]{tail}."
+    tail = f"; then {', '.join(victims)} failed" if victims else ""
+    what = _what_happened(node, category, ev)
+    return f"{node} ({task_name(node) or node}) {what}{when} [{category}]{tail}."
 
 
 def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str, float | None]]:
@@ -1188,8 +1314,12 @@ def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str
             out[node] = ("failed", None)
         elif f.missing:
             out[node] = ("missing", None)
-        elif root and ((ev.errors["node"] == node).any() or node in blamers):
+        elif root and ((ev.errors["node"] == node).any() or node in blamers or node in ev.blocked):
             first = _first_time(ev.errors, node, ev.clock)
+            if first is None and node in ev.blocked and ev.findings is not None:
+                first = ev.clock.correct(
+                    node, _utc(ev.findings.loc[[ev.blocked[node]], "ts"]).iloc[0]
+                )
             if first is None and not ev.blames.empty:
                 first = _first_time(ev.blames.rename(columns={"victim": "node"}), node, ev.clock)
             lag = (
@@ -1351,7 +1481,8 @@ def gather(
     intrinsic = _intrinsic_findings(errors, blames)
     symptoms = errors[~errors.index.isin(intrinsic.index)]
     silent = detect_silence(facts, symptoms, blames, clock)
-    return Case(facts, errors, blames, intrinsic, consistency, clock, silent, findings)
+    blocked = detect_blocked(facts, blaming)
+    return Case(facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked)
 
 
 def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
@@ -1389,7 +1520,9 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
         key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"),
     )
     evidence = _root_evidence(best.node, best, category, ev, rules)
+    evidence += _missing_evidence(best.node, ev)
     evidence += _blame_evidence(best.node, ev, rules, ev.findings)
+    evidence += _blocked_evidence(ev, rules)
     evidence += _victim_evidence(best.node, ev, {e.node for e in evidence})
     confidence = _confidence(cands)
     if ev.facts.get(best.node) is not None and ev.facts[best.node].missing:
@@ -1423,7 +1556,7 @@ def diagnose(
     notes: list[str] = []
     ev = gather(timeline, findings, ingest, rules, notes)
     _note_inputs(ev, notes)
-    cands = _rank(ev) if not (ev.errors.empty and not ev.silent) else []
+    cands = _rank(ev) if ev.failing else []
     if not cands:
         return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
     root_cause = _verdict(ev, cands, rules, notes)

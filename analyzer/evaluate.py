@@ -86,6 +86,8 @@ def main(folders: list[str]) -> int:
     from rich.console import Console
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
     rows = evaluate(folders)
     if not rows:
         console.print(f"no folder with a truth.json under: {' '.join(folders)}")
