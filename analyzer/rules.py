@@ -573,6 +573,11 @@ _PY_LOGGING = regex.compile(
     r"^(?P<lvl>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL):(?P<logger>[\w.]+):(?P<msg>.*)$",
     regex.S,
 )
+_PY_ASCTIME = regex.compile(
+    r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)? - (?:(?P<logger>[\w.]+) - )?"
+    r"(?P<lvl>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) - (?P<msg>.*)$",
+    regex.S,
+)
 _PY_EXC = regex.compile(
     r"^(?P<exc>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Warning|"
     r"Failure|Fault))(?::\s?(?P<rest>.*))?$",
@@ -622,6 +627,14 @@ def split_example_line(line: str) -> dict[str, str | None]:
             "level": lvl,
             "source": None,
             "format": "python_tf_logging" if tf else "python_logging",
+        }
+    m = _PY_ASCTIME.match(line)
+    if m:
+        return {
+            "message": m["msg"],
+            "level": _LVL.get(m["lvl"], m["lvl"]),
+            "source": None,
+            "format": "python_logging",
         }
     m = _PY_EXC.match(line)
     if m:
