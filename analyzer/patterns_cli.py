@@ -44,7 +44,12 @@ def coverage_counts(rules, log_dirs: list[Path]) -> tuple[Counter, list[str]]:
 
     counts: Counter = Counter()
     problems: list[str] = []
+    runs: list[Path] = []
     for d in log_dirs:
+        # a folder of scenarios (sample_logs/) is analyzed one scenario at a time
+        scenarios = sorted(p.parent for p in Path(d).glob("*/truth.json"))
+        runs.extend(scenarios or [Path(d)])
+    for d in runs:
         result = ingest([d])
         events = to_pandas(result.timeline)
         res = classify(events, rules)
@@ -73,11 +78,11 @@ def list_patterns(
             console.print(Text(p, style="yellow"))
     table = Table(title=f"{len(rules)} patterns", show_lines=False)
     table.add_column("id", style="cyan", no_wrap=True)
-    table.add_column("category")
-    table.add_column("severity")
-    table.add_column("title")
     if counts is not None:
-        table.add_column("hits", justify="right")
+        table.add_column("hits", justify="right", no_wrap=True, min_width=5)
+    table.add_column("category", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("title", no_wrap=True, overflow="ellipsis", max_width=50)
     shown = 0
     for r in sorted(rules, key=lambda r: r.id):
         if category and r.category != category:
@@ -88,7 +93,7 @@ def list_patterns(
             sev += " (benign)"
         row = [Text(r.id), r.category, sev, Text(r.title)]
         if counts is not None:
-            row.append(str(counts.get(r.id, 0)))
+            row.insert(1, str(counts.get(r.id, 0)))
         table.add_row(*row)
     console.print(table)
     if counts is not None:

@@ -356,3 +356,20 @@ def test_patterns_typer_app():
     assert result.exit_code == 0, result.output
     result = CliRunner().invoke(app, ["show", "dns.resolution_failed"])
     assert result.exit_code == 0 and "name_resolution" in result.output
+
+
+def test_coverage_counts_with_the_ingest(tmp_path):
+    from analyzer.patterns_cli import coverage_counts
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "worker-0.log").write_text(
+        "2017-11-07 13:04:58.438432: I tensorflow/core/distributed_runtime/master.cc:221] "
+        "CreateSession still waiting for response from worker: /job:worker/replica:0/task:1\n"
+        "INFO:tensorflow:step 1 loss 0.5\n"
+        "tensorflow.python.framework.errors_impl.UnknownError: Could not start gRPC server\n"
+    )
+    counts, problems = coverage_counts(RULES, [run])
+    assert counts["session.create_session_waiting"] == 1
+    assert counts["server.could_not_start"] == 1
+    assert problems == []
