@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+MAX_CHARS = 200_000
+
 FINDING_COLUMNS = [
     "row",
     "pattern_id",
@@ -88,6 +90,10 @@ def _column(events: pd.DataFrame, name: str, n: int) -> pa.Array:
             return pa.nulls(n, pa.string())
         arr = arr.cast(pa.string())
     return arr
+
+
+def _cap(text, limit: int):
+    return text[:limit] if isinstance(text, str) and len(text) > limit else text
 
 
 def _to_str(v):
@@ -160,10 +166,13 @@ def classify(
     *,
     timeout: float = 0.5,
     prefilter: bool = True,
+    max_chars: int = MAX_CHARS,
 ) -> ClassifyResult:
     """Match every event against the rules; see the module doc for the algorithm.
 
-    ``prefilter=False`` tries every rule on every row (reference behaviour, used by tests).
+    ``timeout`` bounds each regex call (seconds). ``prefilter=False`` tries every rule on every
+    row (reference behaviour, used by tests). Regexes see at most ``max_chars`` characters of a
+    message and of a detail (a multi-megabyte line must not make a bundled rule time out).
     """
     import pandas as pd
 
@@ -200,8 +209,12 @@ def classify(
     take = pa.array(cand_rows)
     sub_msg = msg.take(take)
     sub_det = det.take(take) if det is not None else None
-    m_list = sub_msg.to_pylist()
-    d_list = sub_det.to_pylist() if sub_det is not None else [None] * len(cand_rows)
+    m_list = [_cap(t, max_chars) for t in sub_msg.to_pylist()]
+    d_list = (
+        [_cap(t, max_chars) for t in sub_det.to_pylist()]
+        if sub_det is not None
+        else [None] * len(cand_rows)
+    )
     lvl_list = _column(events, "level", n).take(take).to_pylist()
     src_list = _column(events, "source", n).take(take).to_pylist()
     fmt_list = _column(events, "format", n).take(take).to_pylist()
