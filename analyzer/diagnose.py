@@ -584,10 +584,11 @@ def resolve_blames(
                 "how": how,
                 "ts": f["ts"],
                 "pattern_id": f.get("pattern_id"),
+                "category": f.get("category"),
                 "severity": f.get("severity"),
             }
         )
-    columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "severity"]
+    columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "category", "severity"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -800,13 +801,31 @@ def _pairwise_offset(
     return (statistics.median(every) if every else 0.0), per_kind
 
 
-def _confirmed(offset: float, per_kind: dict[str, float]) -> bool:
+def _confirmed(offset: float, per_kind: dict[str, float], overlaps: bool) -> bool:
+    """Is an apparent offset a clock error rather than a late start or a slow reaction?
+
+    Two kinds of event that agree are enough; a huge offset on start-up alone only when the
+    node's log does not even overlap its peers' (a task started late overlaps: peers waited).
+    """
     if abs(offset) < SKEW_MIN_S:
         return False
-    if abs(offset) >= SKEW_HUGE_S:
-        return True
     agreeing = [v for v in per_kind.values() if abs(v - offset) < SKEW_AGREE_S]
-    return len(agreeing) >= 2
+    if len(agreeing) >= 2:
+        return True
+    return abs(offset) >= SKEW_HUGE_S and not overlaps
+
+
+def _overlaps(node: str, facts: dict[str, Facts], est: ClockEstimate) -> bool:
+    """Does ``node``'s log span overlap the others' (with the corrections made so far)?"""
+    spans = {
+        n: (est.correct(n, f.first_time), est.correct(n, f.last_time))
+        for n, f in facts.items()
+        if f.first_time is not None and not pd.isna(f.first_time)
+    }
+    if node not in spans or len(spans) < 2:
+        return True
+    first, last = spans.pop(node)
+    return first <= max(e for _, e in spans.values()) and last >= min(b for b, _ in spans.values())
 
 
 def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> ClockEstimate:
@@ -827,7 +846,7 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
             break
         node = max(measured, key=lambda n: abs(measured[n][0]))
         offset, per_kind = measured[node]
-        if not _confirmed(offset, per_kind):
+        if not _confirmed(offset, per_kind, _overlaps(node, facts, est)):
             break
         # the error burst is a sharper event than start-up (imports take seconds)
         offset = per_kind.get("error burst", offset)
@@ -966,7 +985,19 @@ class Case:
     @property
     def failing(self) -> bool:
         """Any sign of failure at all: an error, a silent death, a start-up that never ended."""
-        return not self.errors.empty or bool(self.silent) or bool(self.blocked)
+        return (
+            not self.errors.empty
+            or bool(self.silent)
+            or bool(self.blocked)
+            or bool(self.waited_for())
+        )
+
+    def waited_for(self) -> set[str]:
+        """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
+        if self.blames.empty:
+            return set()
+        waits = self.blames[~self.blames["self"] & (self.blames["category"] == "session_blocked")]
+        return set(waits["blamed"])
 
 
 def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
@@ -1105,6 +1136,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "session_blocked", None
     if node in ev.silent and _peers_timed_out(node, ev):
         return "deadline_exceeded", None
+    if node not in ev.silent and node in ev.waited_for() and f is not None:
+        return "session_blocked", None
     if (
         f is None
         or f.missing

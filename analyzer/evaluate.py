@@ -35,7 +35,10 @@ def evaluate_one(folder: Path) -> dict[str, Any]:
     """Diagnose one folder; the row of the evaluation table."""
     import analyzer
 
-    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    try:
+        truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # vanished or half-written while we looked
+        truth = {"scenario": folder.name, "root_cause_category": "?", "_error": repr(exc)}
     row: dict[str, Any] = {
         "scenario": truth.get("scenario") or folder.name,
         "folder": str(folder),
@@ -43,6 +46,8 @@ def evaluate_one(folder: Path) -> dict[str, Any]:
         "truth_category": truth.get("root_cause_category") or "none",
     }
     try:
+        if "_error" in truth:
+            raise RuntimeError(f"unreadable truth.json: {truth['_error']}")
         rc = analyzer.load(folder).root_cause
     except Exception as exc:  # one broken incident must not stop the evaluation
         row.update(node=None, category="error", confidence=0.0, right=False, error=repr(exc))
