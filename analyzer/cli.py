@@ -308,15 +308,18 @@ def main(argv: list[str] | None = None) -> int:
     except (Usage, UsageError) as exc:
         print(f"tfdiag: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("tfdiag: aborted", file=sys.stderr)
         return 130
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except click.exceptions.ClickException as exc:
+        print(f"tfdiag: {exc.format_message()}", file=sys.stderr)
+        return EXIT_USAGE
     return int(result or 0) if isinstance(result, int) else EXIT_OK
 
 
