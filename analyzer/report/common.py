@@ -389,22 +389,37 @@ def versions_table(nodes: list[NodeReport]) -> tuple[list[str], list[tuple[str, 
 
 
 def cluster_table(nodes: list[NodeReport]) -> tuple[list[str], list[tuple[str, list]]]:
-    """(job names, rows per node) of each node's view of the cluster spec."""
+    """(job names, rows) of each node's view of the cluster spec.
+
+    Each row is ``(node, cells)``; a cell is a list of ``(address, differs)`` — an address
+    differs when most nodes name another one at that position of that job (a missing or extra
+    position differs too, shown as ``—``).
+    """
     have = [n for n in nodes if n.cluster]
     if not have:
         return [], []
     jobs = sorted(
         {j for n in have for j in n.cluster or {}}, key=lambda j: (_JOB_ORDER.get(j, 8), j)
     )
-    cell = {
-        (n.node, j): ", ".join(map(str, (n.cluster or {}).get(j, []))) for n in have for j in jobs
+    specs = {
+        n.node: {j: [str(a) for a in (n.cluster or {}).get(j, [])] for j in jobs} for n in have
     }
-    # Differences are judged per job column: transpose, compare, transpose back.
-    by_job = consistency_table(
-        [n.node for n in have], jobs, {(j, n): v for (n, j), v in cell.items()}
-    )
-    diff = {
-        (n.node, j): by_job[ji][1][ni][1] for ji, j in enumerate(jobs) for ni, n in enumerate(have)
+    sizes = {j: Counter(len(specs[n.node][j]) for n in have).most_common(1)[0][0] for j in jobs}
+    majority = {
+        (j, i): Counter(specs[n.node][j][i] for n in have if i < len(specs[n.node][j])).most_common(
+            1
+        )[0][0]
+        for j in jobs
+        for i in range(max(len(specs[n.node][j]) for n in have))
+        if any(i < len(specs[n.node][j]) for n in have)
     }
-    rows = [(n.node, [(cell[(n.node, j)], diff[(n.node, j)]) for j in jobs]) for n in have]
+    rows = []
+    for n in have:
+        cells = []
+        for j in jobs:
+            addrs = specs[n.node][j]
+            cell = [(a, a != majority.get((j, i))) for i, a in enumerate(addrs)]
+            cell += [("—", True)] * max(0, sizes[j] - len(addrs))
+            cells.append(cell)
+        rows.append((n.node, cells))
     return jobs, rows

@@ -176,7 +176,8 @@ def _with_logs(run: Run, d: dict[str, Any], rep: NodeReport, R) -> dict[str, Any
     row = C.first_error_row(run, rep)
     if row is not None:
         d["context"] = [_line(x, R) for x in C.context(run, row, rep.node)]
-    d["last_lines"] = [_line(x, R) for x in C.last_lines(run, rep.node, 3)]
+    n_last = 6 if rep.status in ("failed", "silent") else 3
+    d["last_lines"] = [_line(x, R) for x in C.last_lines(run, rep.node, n_last)]
     if (
         d["context"]
         and d["last_lines"]

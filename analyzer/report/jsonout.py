@@ -210,9 +210,25 @@ def remediation_for(run: Run) -> str | None:
     """Advice for the root cause: the diagnosis's own, its pattern's, else the category's."""
     rc = run.diagnosis.root_cause
     if rc.remediation:
-        return rc.remediation
+        return reflow(rc.remediation)
     rules = getattr(run, "rules", None)
     rule = rules.get(rc.pattern_id) if rules is not None and rc.pattern_id else None
     if rule is not None and rule.remediation:
-        return rule.remediation
+        return reflow(rule.remediation)
     return CATEGORY_ADVICE.get(rc.category)
+
+
+def reflow(text: str) -> str:
+    """Hard-wrapped prose (YAML block text) as paragraphs: lines joined, blank lines and list
+    items kept."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", text.strip()):
+        lines: list[str] = []
+        for line in para.splitlines():
+            line = line.strip()
+            if lines and not re.match(r"^(?:[-*•]|\d+[.)])\s", line):
+                lines[-1] += " " + line
+            else:
+                lines.append(line)
+        out.append("\n".join(lines))
+    return "\n\n".join(out)

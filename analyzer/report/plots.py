@@ -81,6 +81,8 @@ def failure_window(run: Run) -> tuple[Any, Any] | None:
     import pandas as pd
 
     rc = run.diagnosis.root_cause
+    if rc.category == "none":
+        return None
     t0 = to_utc(rc.time)
     times = [to_utc(n.first_error_time) for n in run.diagnosis.nodes]
     times += [to_utc(n.last_time) for n in run.diagnosis.nodes if n.status in ("failed", "silent")]
@@ -94,7 +96,7 @@ def failure_window(run: Run) -> tuple[Any, Any] | None:
             return None
     later = [t for t in times if t >= t0 - pd.Timedelta(minutes=5)]
     t1 = max([t0, *later])
-    pad = max(pd.Timedelta(seconds=2), (t1 - t0) * 0.15)
+    pad = max(pd.Timedelta(milliseconds=250), (t1 - t0) * 0.25)
     return t0 - pad * 2, t1 + pad
 
 
@@ -242,18 +244,27 @@ def plot_timeline(
                 keep = _thin(key, None, max_findings)
                 sub, fc = sub[keep], fcodes[fidx][keep]
                 x = num(sub["ts"])
-                for cat in pd.unique(sub["category"]):
+                present = list(pd.unique(sub["category"]))
+                spread = 0.36 / max(len(present) - 1, 1)
+                for k, cat in enumerate(present):
+                    dy = (k - (len(present) - 1) / 2) * spread if len(present) > 1 else 0.0
                     m = (sub["category"] == cat).fillna(False).to_numpy(dtype=bool)
                     big = (
                         sub["severity"].isin(["error", "fatal", "critical"]).to_numpy(dtype=bool)[m]
                     )
                     col = category_color(cat)
                     ax.scatter(
-                        x[m][big], fc[m][big], s=38, color=col, edgecolor="white", lw=0.5, zorder=5
+                        x[m][big],
+                        fc[m][big] + dy,
+                        s=38,
+                        color=col,
+                        edgecolor="white",
+                        lw=0.5,
+                        zorder=5,
                     )
                     ax.scatter(
                         x[m][~big],
-                        fc[m][~big],
+                        fc[m][~big] + dy,
                         s=22,
                         marker="D",
                         color=col,

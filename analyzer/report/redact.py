@@ -40,9 +40,7 @@ _SECRET_NAME = (
     r"signature|sas[_-]?key|account[_-]?key)"
 )
 
-_VALUE = (
-    r"""(?!\[REDACTED)(?:"(?:[^"\\\n]|\\.){0,4096}"|'[^'\n]{0,4096}'|[^\s&,;'"<>)\]}]{1,4096})"""
-)
+_VALUE = r"""(?!\[REDACTED)(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|["']?[^\s&,;'"<>)\]}]+)"""
 
 
 def _keep_name(m: re.Match[str]) -> str:
@@ -80,7 +78,7 @@ _RULES: list[tuple[re.Pattern[str], Any]] = [
     (
         re.compile(
             r"""(?i)(["'][\w.-]{0,60}""" + _SECRET_NAME + r"""[\w.-]{0,40}["'])(\s*[:=]\s*)"""
-            r"""(?!["']\[REDACTED)(?:(")(?:[^"\\]|\\.){0,8192}"|(')(?:[^'\\]|\\.){0,8192}')"""
+            r"""(?!["']\[REDACTED)(?:(")(?:[^"\\]|\\.)*"|(')(?:[^'\\]|\\.)*')"""
         ),
         lambda m: f"{m[1]}{m[2]}{m[3] or m[4]}{MARK}{m[3] or m[4]}",
     ),
@@ -91,13 +89,16 @@ _RULES: list[tuple[re.Pattern[str], Any]] = [
     ),
     # Credentials in URLs: scheme://user:password@host.
     (
-        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^\s:/@?#]{1,256}):([^\s@/?#]{1,1024})@"),
+        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]{1,20}://)([^\s:/@?#]{0,256}):([^\s@/?#]{1,1024})@"),
         lambda m: f"{m[1]}{m[2]}:{MARK}@",
     ),
     # --password=x, --password x, --token x.
     (
         re.compile(
-            r"(?i)(?<![\w-])(--?[\w.-]{0,40}" + _SECRET_NAME + r"[\w.-]{0,40})(=|\s+)(?!-)" + _VALUE
+            r"(?i)(?<![\w-])(--?[\w.-]{0,40}"
+            + _SECRET_NAME
+            + r"[\w.-]{0,40})(\s*=\s*|\s+)(?!-)"
+            + _VALUE
         ),
         _keep_name,
     ),

@@ -52,6 +52,10 @@ def _cut(text: str | None, limit: int = EXCERPT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _indent(text: Text) -> Padding:
+    return Padding(text, (0, 0, 0, 2))
+
+
 def _status(status: str) -> Text:
     return Text(status, style=f"bold {C.STATUS_COLORS.get(status, 'white')}")
 
@@ -234,16 +238,20 @@ def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> No
         f"{k} {v:,}" for k, v in sorted(ingest.formats().items(), key=lambda kv: -kv[1])
     )
     if formats:
-        console.print(Text(f"  formats: {formats}", style="dim"))
+        console.print(_indent(Text(f"formats: {formats}", style="dim")))
     rejected = ingest.to_dict().get("rejected_reasons") or {}
     if rejected:
         console.print(
-            Text("  rejected: " + ", ".join(f"{k} {v:,}" for k, v in rejected.items()), style="dim")
+            _indent(
+                Text(
+                    "rejected: " + ", ".join(f"{k} {v:,}" for k, v in rejected.items()), style="dim"
+                )
+            )
         )
     for p in ingest.problems:
-        console.print(Text.assemble("  ", ("problem", "yellow"), f" {p.file}: {R(p.problem)}"))
+        console.print(_indent(Text.assemble(("problem", "yellow"), f" {p.file}: {R(p.problem)}")))
     for p in ingest.skipped:
-        console.print(Text.assemble("  ", ("skipped", "dim"), f" {p.file}: {R(p.problem)}"))
+        console.print(_indent(Text.assemble(("skipped", "dim"), f" {p.file}: {R(p.problem)}")))
 
 
 def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
@@ -259,6 +267,6 @@ def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
     print_ingest(run.ingest, console, redact=redact)
     R = _redact if redact else (lambda s: s)
     for note in run.diagnosis.consistency:
-        console.print(Text.assemble("  ", ("consistency", "magenta"), f" {R(note)}"))
+        console.print(_indent(Text.assemble(("consistency", "magenta"), f" {R(note)}")))
     for warning in dict.fromkeys([*run.problems, *getattr(run.rules, "warnings", [])]):
-        console.print(Text.assemble("  ", ("warning", "yellow"), f" {R(warning)}"))
+        console.print(_indent(Text.assemble(("warning", "yellow"), f" {R(warning)}")))
