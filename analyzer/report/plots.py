@@ -173,7 +173,7 @@ def plot_timeline(
         # Lifetime bars, last lines, silence.
         first_ts = tl.groupby("node", observed=True)["ts"].min() if len(tl) else pd.Series()
         last_ts = tl.groupby("node", observed=True)["ts"].max() if len(tl) else pd.Series()
-        job_end = to_utc(last_ts.max()) if len(last_ts) else None
+        job_end = real_end = to_utc(last_ts.max()) if len(last_ts) else None
         if t_end is not None and job_end is not None:
             job_end = min(job_end, t_end)
         for name, i in lane_of.items():
@@ -222,7 +222,7 @@ def plot_timeline(
                     )
                     if status in ("failed", "silent") or rep is None:
                         ax.annotate(
-                            f"silent {fmt_duration((job_end - b).total_seconds())}",
+                            f"silent {fmt_duration((real_end - b).total_seconds())}",
                             (num([tail_a])[0], i),
                             xytext=(6, 5),
                             textcoords="offset points",
@@ -363,7 +363,10 @@ def plot_timeline(
             )
         loc = mdates.AutoDateLocator(minticks=4, maxticks=10)
         ax.xaxis.set_major_locator(loc)
-        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc, tz="UTC"))
+        fmt = mdates.ConciseDateFormatter(loc, tz="UTC")
+        fmt.formats[5] = "%H:%M:%S.%f"  # seconds: "04:58:45", never a bare "45"
+        fmt.zero_formats[5] = "%H:%M:%S"
+        ax.xaxis.set_major_formatter(fmt)
         ax.set_xlabel("time (UTC)")
         if title is None:
             title = "Timeline: one lane per node" + (
