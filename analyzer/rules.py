@@ -297,8 +297,9 @@ def load_rules(paths: list[Path] | None = None, extra_dirs: Sequence[Path] = ())
 def _read_file(f: Path) -> list[dict]:
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: ~20x faster
     try:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=loader)
     except yaml.YAMLError as exc:
         raise RuleError(f"{f}: not valid YAML: {exc}") from exc
     except OSError as exc:
