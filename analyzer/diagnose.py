@@ -43,7 +43,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from analyzer.identity import task_name
 from analyzer.model import Diagnosis, Evidence, NodeReport, RootCause
@@ -178,7 +180,8 @@ _EXIT_RE = re.compile(
     r"|terminate called[^\n]{0,80}|(?i:(?:received|caught|got) signal[\s:]*\w+)"
     r"|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS)\b)"
 )
-_VERSION_PREFILTER = r"(?i)version|__version__|python \d|protobuf|grpcio|grpc[ =:]+v?\d"
+_FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
+MAX_FACT_ROWS = 20000
 _VERSION_RES = {
     "tensorflow": re.compile(
         r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?(\d+\.\d+[\w.+-]*)",
@@ -203,10 +206,12 @@ _LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "[::]", "::1", "::
 def _utc(values: Any) -> pd.Series:
     """A column of timestamps (Arrow or numpy backed, naive or zoned) as UTC datetimes."""
     series = values if isinstance(values, pd.Series) else pd.Series(values)
-    if isinstance(series.dtype, pd.ArrowDtype):
-        series = series.astype(
-            "datetime64[ns, UTC]" if series.dtype.pyarrow_dtype.tz else "datetime64[ns]"
-        )
+    if isinstance(series.dtype, pd.ArrowDtype) and pa.types.is_timestamp(
+        series.dtype.pyarrow_dtype
+    ):
+        # through Arrow: pandas' own astype from Arrow timestamps goes row by row
+        arrow = pa.chunked_array(series.array.__arrow_array__()).cast(pa.timestamp("ns"))
+        series = pd.Series(arrow.to_pandas().to_numpy(), index=series.index)
     return pd.to_datetime(series, utc=True, errors="coerce")
 
 
@@ -271,41 +276,32 @@ def zone_offsets(timeline: pd.DataFrame) -> ZoneFix:
     """Step 0: compare adjacent lines of one file where one time is zone-less and one is not.
 
     A log that mixes epoch-stamped C++ lines with zone-less Python lines tells its own zone
-    error: the median gap between neighbouring lines of the two kinds (vectorized).
+    error: the median gap between neighbouring lines of the two kinds (numpy, no Python loop
+    over rows; nodes without both kinds are skipped at once).
     """
     fix = ZoneFix()
     if timeline.empty or "ts_origin" not in timeline:
         return fix
-    cls = _origin_class(timeline)
-    known = cls.notna().to_numpy()
-    if not (cls == 1.0).any() or not (cls == 0.0).any():
+    cls = _origin_class(timeline).to_numpy()
+    node_codes, node_names = pd.factorize(timeline["node"])
+    both = np.intersect1d(np.unique(node_codes[cls == 1.0]), np.unique(node_codes[cls == 0.0]))
+    rows = np.flatnonzero(np.isin(node_codes, both) & ~np.isnan(cls))
+    if not len(rows):
         return fix
-    part = pd.DataFrame(
-        {
-            "node": timeline["node"].astype(str).to_numpy()[known],
-            "file": timeline["file"].astype(str).to_numpy()[known],
-            "line_no": timeline["line_no"].astype("int64").to_numpy()[known],
-            "cls": cls.to_numpy()[known],
-            "ts": _utc(timeline["ts"]).to_numpy()[known],
-        }
-    ).sort_values(["node", "file", "line_no"], kind="stable")
-    prev = part.shift(1)
-    pair = (
-        (part["node"] == prev["node"])
-        & (part["file"] == prev["file"])
-        & (part["cls"] != prev["cls"])
-    )
-    gaps = (
-        (part["ts"] - prev["ts"])
-        .dt.total_seconds()
-        .where(part["cls"] == 1.0, -(part["ts"] - prev["ts"]).dt.total_seconds())
-    )
-    gaps = pd.DataFrame({"node": part["node"], "gap": gaps})[pair.to_numpy()]
-    for node, group in gaps.groupby("node"):
-        offset = float(group["gap"].median())
-        if abs(offset) >= SKEW_MIN_S and len(group) >= 2:
-            fix.offsets[str(node)] = offset
-            fix.pairs[str(node)] = len(group)
+    file_codes = pd.factorize(timeline["file"])[0][rows]
+    line_no = timeline["line_no"].to_numpy(dtype="int64", na_value=0)[rows]
+    ts = _utc(timeline["ts"]).to_numpy(dtype="datetime64[ns]").astype("int64")[rows]
+    order = np.lexsort((line_no, file_codes, node_codes[rows]))
+    node, file, kind, ts = node_codes[rows][order], file_codes[order], cls[rows][order], ts[order]
+    pair = (node[1:] == node[:-1]) & (file[1:] == file[:-1]) & (kind[1:] != kind[:-1])
+    # local minus absolute time of each neighbouring pair, in seconds
+    gap = (ts[1:] - ts[:-1]) / 1e9 * np.where(kind[1:] == 1.0, 1.0, -1.0)
+    gaps = pd.Series(gap[pair]).groupby(node[1:][pair])
+    for code, values in gaps:
+        offset = float(values.median())
+        if abs(offset) >= SKEW_MIN_S and len(values) >= 2:
+            fix.offsets[str(node_names[code])] = offset
+            fix.pairs[str(node_names[code])] = len(values)
     return fix
 
 
@@ -388,37 +384,46 @@ def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
     return "mid-run", exit_info, exit_line
 
 
-def _scan_versions(timeline: pd.DataFrame) -> dict[str, tuple[dict[str, str], dict[str, dict]]]:
-    """Versions each node printed: one vectorized prefilter, then Python regexes on few rows."""
-    if timeline.empty:
-        return {}
-    hit = timeline["message"].str.contains(_VERSION_PREFILTER, regex=True).fillna(False)
-    out: dict[str, tuple[dict[str, str], dict[str, dict]]] = {}
+def _fact_rows(timeline: pd.DataFrame) -> pd.DataFrame:
+    """The few rows that may print versions or a TF_CONFIG: one vectorized regex pass."""
+    hit = timeline["message"].str.contains(_FACTS_PREFILTER, regex=True).fillna(False)
     rows = timeline.loc[hit.astype(bool).to_numpy(), ["ts", "node", "file", "line_no", "message"]]
-    for row in rows.head(20000).itertuples(index=False):
+    return rows.head(MAX_FACT_ROWS)
+
+
+def _scan_versions(rows: pd.DataFrame) -> dict[str, tuple[dict[str, str], dict[str, dict]]]:
+    """Versions each node printed (first mention of each), with the line that printed it."""
+    out: dict[str, tuple[dict[str, str], dict[str, dict]]] = {}
+    for row in rows.itertuples(index=False):
         versions, lines = out.setdefault(str(row.node), ({}, {}))
         for name, rx in _VERSION_RES.items():
             if name in versions:
                 continue
-            m = rx.search(str(row.message))
+            m = rx.search(_text(row.message))
             if m:
                 versions[name] = m.group(1).rstrip(".,;")
                 lines[name] = _event(row)
     return out
 
 
-def _tf_config_lines(timeline: pd.DataFrame) -> dict[str, dict]:
+def _tf_config_lines(rows: pd.DataFrame) -> dict[str, dict]:
     """The first line of each node that prints its TF_CONFIG / cluster spec."""
-    if timeline.empty:
-        return {}
-    hit = timeline["message"].str.contains("TF_CONFIG|cluster spec", regex=True).fillna(False)
-    rows = timeline.loc[hit.astype(bool).to_numpy(), ["ts", "node", "file", "line_no", "message"]]
-    first = rows.drop_duplicates("node", keep="first")
+    hit = rows["message"].str.contains("TF_CONFIG|cluster.?spec", regex=True).fillna(False)
+    first = rows[hit.astype(bool).to_numpy()].drop_duplicates("node", keep="first")
     return {str(r.node): _event(r) for r in first.itertuples(index=False)}
 
 
-def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
-    """Step 1: per node, its times, ending, exit info, versions, cluster spec and address."""
+def _tails(timeline: pd.DataFrame, ts: pd.Series) -> pd.DataFrame:
+    """The last ``TAIL_EVENTS`` events of each node (positions found with numpy, rows taken)."""
+    codes = pd.factorize(timeline["node"])[0]
+    positions = pd.Series(np.arange(len(timeline)))[ts.notna().to_numpy()]
+    last = positions.groupby(codes[positions.to_numpy()]).tail(TAIL_EVENTS).to_numpy()
+    cols = [c for c in ("node", "file", "line_no", "level", "format", "message") if c in timeline]
+    tails = timeline.iloc[np.sort(last)][cols]
+    return tails.assign(ts=ts.iloc[np.sort(last)].array, node=tails["node"].astype(str))
+
+
+def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
     facts: dict[str, Facts] = {}
     for node, info in ingest.nodes.items():
         tf_task = (info.tf_config or {}).get("task") if isinstance(info.tf_config, dict) else None
@@ -431,19 +436,20 @@ def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
             task=tf_task if isinstance(tf_task, dict) else None,
             missing=info.missing,
         )
+    return facts
+
+
+def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
+    """Step 1: per node, its times, ending, exit info, versions, cluster spec and address."""
+    facts = _facts_from_ingest(ingest)
     if timeline.empty:
         return facts
-    cols = [
-        c for c in ("ts", "node", "file", "line_no", "level", "format", "message") if c in timeline
-    ]
-    events = timeline[cols].copy()
-    events["ts"] = _utc(events["ts"]).to_numpy()
-    events["node"] = events["node"].astype(str).to_numpy()
-    times = events.groupby("node", sort=False)["ts"].agg(["min", "max"])
-    tails = events.dropna(subset=["ts"]).groupby("node", sort=False).tail(TAIL_EVENTS)
-    versions = _scan_versions(events)
-    configs = _tf_config_lines(events)
-    for node, tail in tails.groupby("node", sort=False):
+    ts = _utc(timeline["ts"])
+    times = ts.groupby(timeline["node"].astype("category").to_numpy()).agg(["min", "max"])
+    fact_rows = _fact_rows(timeline)
+    versions = _scan_versions(fact_rows)
+    configs = _tf_config_lines(fact_rows)
+    for node, tail in _tails(timeline, ts).groupby("node", sort=False):
         f = facts.setdefault(node, Facts(node))
         f.first_time, f.last_time = times.loc[node, "min"], times.loc[node, "max"]
         f.last_line = _event(next(tail.iloc[::-1].itertuples(index=False)))
@@ -1502,7 +1508,7 @@ def gather(
     if zones.offsets:
         ts = aligned_times(timeline, zones)
         timeline = timeline.assign(ts=ts)
-        findings = findings.assign(ts=ts.reindex(findings.index).to_numpy())
+        findings = findings.assign(ts=ts.reindex(findings.index).array)
         notes.extend(_zone_notes(zones))
     facts = node_facts(timeline, ingest)
     consistency = check_consistency(facts)
