@@ -841,10 +841,7 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
     nodes = sorted(set().union(*(set(t) for t in anchors.values())))
     if len(nodes) < 3:
         # with two nodes there is no majority to say whose clock is wrong
-        for node in nodes:
-            est.offsets[node] = 0.0
-        if len(nodes) == 2:
-            est.offsets[nodes[1]] = round(_pairwise_offset(nodes[1], anchors)[0], 3)
+        est.offsets = dict.fromkeys(nodes, 0.0)
         return est
     for _ in range(len(nodes)):
         measured = {n: _pairwise_offset(n, anchors) for n in nodes if n not in est.applied}
@@ -862,7 +859,8 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
             if node in times:
                 times[node] = times[node] - pd.Timedelta(seconds=offset)
     for node in nodes:
-        residual = _pairwise_offset(node, anchors)[0]
+        # what is left is reaction jitter, measurable only on the sharp error burst
+        residual = _pairwise_offset(node, {"error burst": anchors["error burst"]})[0]
         est.offsets[node] = round(est.applied.get(node, 0.0) + residual, 3)
     return est
 
@@ -870,23 +868,11 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
 # --------------------------------------------------------------------------- 5. silence
 
 
-def detect_silence(
-    facts: dict[str, Facts], symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
-) -> dict[str, float]:
-    """Step 5: nodes that died silently → seconds their peers logged after them.
-
-    ``symptoms`` are the errors that are not a node's own (see :func:`_intrinsic_findings`);
-    only those can be the peers' reaction to a silent death.
-    """
-    last = {
-        n: clock.correct(n, f.last_time)
-        for n, f in facts.items()
-        if f.last_time is not None and not pd.isna(f.last_time)
-    }
-    peer_blames = blames[~blames["self"]] if not blames.empty else blames
-    blamed = set(peer_blames["blamed"])
-    blamed_of_row = dict(zip(peer_blames["row"], peer_blames["blamed"], strict=True))
-    reactions = pd.DataFrame(
+def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate) -> pd.DataFrame:
+    """Symptom errors with their (corrected) time and the node they blame, if any."""
+    peer = blames[~blames["self"]] if not blames.empty else blames
+    blamed_of_row = dict(zip(peer["row"], peer["blamed"], strict=True))
+    return pd.DataFrame(
         {
             "node": symptoms["node"].astype(str).to_numpy(),
             "blamed": [blamed_of_row.get(r) for r in symptoms.index],
@@ -896,6 +882,24 @@ def detect_silence(
             ],
         }
     )
+
+
+def detect_silence(
+    facts: dict[str, Facts], symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
+) -> dict[str, float]:
+    """Step 5: nodes that died silently → seconds their peers logged after them.
+
+    ``symptoms`` are the errors that are not a node's own (see :func:`_intrinsic_findings`);
+    only those can be the peers' reaction to a silent death. Being blamed early counts too.
+    """
+    last = {
+        n: clock.correct(n, f.last_time)
+        for n, f in facts.items()
+        if f.last_time is not None and not pd.isna(f.last_time)
+    }
+    early = blames[~blames["self"] & blames["early"]] if not blames.empty else blames
+    blamed = set(early["blamed"]) if not early.empty else set()
+    reactions = _reactions(symptoms, blames, clock)
     silent: dict[str, float] = {}
     for node, f in facts.items():
         if node not in last or f.ending not in ("mid-run", "killed"):
@@ -998,6 +1002,11 @@ class Case:
             or bool(self.waited_for())
         )
 
+    @property
+    def symptoms(self) -> pd.DataFrame:
+        """Errors that are not a node's own: reactions to another node's failure."""
+        return self.errors[~self.errors.index.isin(self.intrinsic.index)]
+
     def waited_for(self) -> set[str]:
         """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
         if self.blames.empty:
@@ -1018,7 +1027,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
     def cand(node: str) -> Candidate:
         return cands.setdefault(node, Candidate(node))
 
-    peer_blames = _peer_blames_timed(ev)
+    peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
     for node, group in peer_blames.groupby("blamed") if not peer_blames.empty else []:
         early = sorted(set(group.loc[group["early"], "victim"]))
         late = sorted(set(group["victim"]) - set(early))
@@ -1038,6 +1047,9 @@ def score_candidates(ev: Case) -> list[Candidate]:
         cand(node).add(
             2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
         )
+        reactions = _reactions(ev.symptoms, ev.blames, ev.clock)
+        if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
+            cand(node).add(1, "its peers began failing right after it went quiet")
     for node, f in ev.facts.items():
         if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
             cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
@@ -1080,20 +1092,21 @@ def score_candidates(ev: Case) -> list[Candidate]:
     )
 
 
-def _peer_blames_timed(ev: Case) -> pd.DataFrame:
-    """Blames of another node, flagged ``early`` when they come with the blamer's first error.
+def mark_early(blames: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
+    """Flag each blame ``early`` when it comes with the blamer's first error.
 
     A blame logged well after the blamer's own failure began (teardown noise: reporting an
     error to a peer that is already gone) says little about who failed first.
     """
-    blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
-    if blames.empty:
-        return blames.assign(early=pd.Series(dtype=bool))
-    first_error = _utc(ev.errors["ts"]).groupby(ev.errors["node"].to_numpy()).min()
-    start = blames["victim"].map(first_error)
-    ts = _utc(blames["ts"])
-    late = start.notna() & (ts > start + pd.Timedelta(seconds=LATE_BLAME_S))
-    return blames.assign(early=~late.to_numpy())
+    if blames.empty or errors.empty:
+        return blames.assign(early=True)
+    first_error = _utc(errors["ts"]).groupby(errors["node"].to_numpy()).min()
+    grace = pd.Timedelta(seconds=LATE_BLAME_S)
+    late = [
+        victim in first_error.index and ts > first_error[victim] + grace
+        for victim, ts in zip(blames["victim"], _utc(blames["ts"]), strict=True)
+    ]
+    return blames.assign(early=~np.array(late, dtype=bool))
 
 
 def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
@@ -1246,7 +1259,10 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 )
             )
     if category == "version_mismatch" and f is not None:
+        odd = ev.consistency.version_outliers.get(node, "")
         for name, line in f.version_lines.items():
+            if odd and not odd.startswith(name):
+                continue
             lines.append(
                 _evidence_line(node, line, f"{node} runs {name} {f.versions[name]}", ev.clock)
             )
@@ -1325,7 +1341,26 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         return "hung: its log stops mid-run and its peers then time out waiting for it"
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
+    if category == "session_blocked" and node in ev.waited_for():
+        late = _late_start(node, ev)
+        return "kept its peers waiting at start-up" + (
+            f" (its log starts {_human_duration(late)} after theirs)" if late else ""
+        )
     return CATEGORY_PHRASE.get(category, category)
+
+
+def _late_start(node: str, ev: Case) -> float | None:
+    """Seconds by which ``node``'s log starts after the median of its peers', if it does."""
+    starts = {
+        n: ev.clock.correct(n, f.first_time)
+        for n, f in ev.facts.items()
+        if f.first_time is not None and not pd.isna(f.first_time)
+    }
+    if node not in starts or len(starts) < 2:
+        return None
+    others = sorted(t for n, t in starts.items() if n != node)
+    late = _seconds(starts[node] - others[len(others) // 2])
+    return late if late >= SILENCE_GRACE_S else None
 
 
 def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) -> str:
@@ -1335,7 +1370,7 @@ def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) 
         if time is not None and not pd.isna(time)
         else ""
     )
-    tail = f"; then {', '.join(victims)} failed" if victims else ""
+    tail = f"; affected after it: {', '.join(victims)}" if victims else ""
     what = _what_happened(node, category, ev)
     return f"{node} ({task_name(node) or node}) {what}{when} [{category}]{tail}."
 
@@ -1516,6 +1551,7 @@ def gather(
     errors = _errors(findings)
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, finding_texts(timeline, blaming))
+    blames = mark_early(blames, errors)
     clock = estimate_clock_offsets(facts, blames)
     intrinsic = _intrinsic_findings(errors, blames)
     symptoms = errors[~errors.index.isin(intrinsic.index)]
@@ -1529,9 +1565,8 @@ def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
     if not ev.clock.applied or not cands:
         return None
     raw_clock = ClockEstimate(offsets=dict(ev.clock.offsets))
-    symptoms = ev.errors[~ev.errors.index.isin(ev.intrinsic.index)]
     raw = replace(
-        ev, clock=raw_clock, silent=detect_silence(ev.facts, symptoms, ev.blames, raw_clock)
+        ev, clock=raw_clock, silent=detect_silence(ev.facts, ev.symptoms, ev.blames, raw_clock)
     )
     raw_cands = _rank(raw)
     if raw_cands and raw_cands[0].node != cands[0].node:
