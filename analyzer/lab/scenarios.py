@@ -176,19 +176,26 @@ def port_in_use(lab: Lab) -> Outcome:
         )
     _must(lab.wait_exit(victim, 90) is not None, "ps:0 did not exit")
     # The chief keeps trying to reach the ps (its port answers TCP but not gRPC).
-    lab.wait_exit("chief:0", 25)
+    lab.wait_exit("chief:0", 15)
     return Outcome(
         nodes=list(files),
         first_failing_node=victim,
         category="address_in_use",
         notes=(
-            f"Before start-up another process bound and listened on ps:0's port {port}. "
-            "ps:0 fails to start its gRPC server ('Address already in use' / 'Could not start "
-            "gRPC server') and exits 1. The chief's coordinator cannot reach the ps (the port "
-            "accepts TCP but speaks no gRPC); the launcher tears the job down after a bounded "
-            "wait."
+            f"Before start-up another process bound and listened on 127.0.0.1:{port}, ps:0's "
+            'port. ps:0 logs "add_port.cc:83] Failed to add port to server: No address added '
+            f"out of total 1 resolved for '0.0.0.0:{port}'\" and 'grpc_server_lib.cc:618] "
+            "UNKNOWN: Could not start gRPC server' and exits 1 with "
+            "tensorflow.python.framework.errors_impl.UnknownError: Could not start gRPC server "
+            "(TF 2.21 does not print the words 'Address already in use'). The chief's "
+            "ParameterServerStrategy keeps connecting to the ps silently (the squatter's port "
+            "accepts TCP but speaks no gRPC) until the launcher kills it; the workers start "
+            "their servers and shut down when the launcher ends the job."
         ),
-        expect=[(victim, r"Address already in use|Could not start gRPC server")],
+        expect=[
+            (victim, r"Failed to add port to server"),
+            (victim, r"Could not start gRPC server"),
+        ],
         extra={"bound_port": port},
     )
 
@@ -339,9 +346,12 @@ def dtype_mismatch(lab: Lab) -> Outcome:
         category="dtype_mismatch",
         notes=(
             "worker:1's input pipeline decodes features as int64 while the model variables "
-            "are float32. worker:1 fails tracing its train step with a MatMul dtype error "
-            "and exits 1; worker:0 and worker:2 wait in the first all-reduce for worker:1 "
-            "and fail after the collective timeout / when worker:1 disappears."
+            "are float32 (it logs 'input pipeline: features decoded as int64'). Tracing its "
+            "train step fails: 'Error reported to Coordinator: Input 'b' of 'MatMul' Op has "
+            "type float32 that does not match type int64 of argument 'a'.' and worker:1 exits "
+            "1 with that TypeError. worker:0 and worker:2 are already in the first all-reduce "
+            "and fail with 'Aborting RingReduce with UNAVAILABLE: Socket closed' / "
+            "UnavailableError naming /job:worker/replica:0/task:1 when worker:1 goes away."
         ),
         expect=[("worker:1", r"does not match type int64")],
     )
@@ -376,9 +386,12 @@ def oom_worker(lab: Lab) -> Outcome:
         notes=(
             "worker:2 caps its address space (RLIMIT_AS, like a container memory limit) at "
             "1 GB above its size after start-up, then at step 8 allocates a 4 GB tensor: "
-            "TensorFlow's CPU allocator logs that it ran out of memory and the op fails "
-            "with ResourceExhaustedError (OOM when allocating tensor); worker:2 exits 1 and "
-            "its peers fail in the next all-reduce."
+            "'bfc_allocator.cc:502] Allocator (mklcpu) ran out of memory trying to allocate "
+            "4.00GiB', an allocator dump, 'OP_REQUIRES failed at random_op.cc:75 : "
+            "RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[1073741824] and type "
+            "float on /job:worker/replica:0/task:2/device:CPU:0 by allocator mklcpu', and "
+            "worker:2 exits 1 with ResourceExhaustedError. worker:0 and worker:1 fail in the "
+            "next all-reduce with 'UNAVAILABLE: Socket closed' naming task 2."
         ),
         expect=[("worker:2", r"ResourceExhausted|OOM when allocating|out of memory")],
         extra={"memory_limit": "RLIMIT_AS = VmSize after start-up + 1024 MB (worker:2 only)"},
@@ -456,15 +469,18 @@ def concurrent_hdf5(lab: Lab) -> Outcome:
             log_style="python",
         )
     lab.wait_all(nodes, 150)
-    starts, failed = {}, []
+    starts, failed, errors = {}, [], {}
     for node in nodes:
         text = lab.read(node)
+        finals = re.findall(r"^\w+Error: \[Errno \d+\] Unable to synchronously.*$", text, re.M)
+        if finals:
+            errors[node] = finals[-1]
         m = _TS.search(text)
         if m:
             starts[node] = f"{m.group(1).replace(' ', 'T')}.{m.group(2)}000Z"
-        if "unable to lock file" in text:
+        if re.search(r"Unable to synchronously (open|create) file", text):
             failed.append(node)
-    _must(failed, "no worker failed to lock the HDF5 file")
+    _must(failed, "no worker failed to open the shared HDF5 file")
     _must(starts, "no worker started saving")
     first = min(failed, key=lambda n: (starts.get(n, "~"), n))
     lab.fault_time_utc = min(starts.values())
@@ -476,15 +492,20 @@ def concurrent_hdf5(lab: Lab) -> Outcome:
         notes=(
             "Every worker (not only the chief) saves its weights with h5py into the same "
             f"file in a shared logdir ({h5.name}). {', '.join(holders) or 'one worker'} "
-            "opened it first and holds HDF5's file lock while writing; "
-            f"{', '.join(failed)} fail with 'BlockingIOError: [Errno 11] Unable to "
-            "synchronously open file (unable to lock file, errno = 11, error message = "
-            "'Resource temporarily unavailable')' and exit 1. fault_time_utc is the first "
+            "created it first and holds HDF5's file lock while writing; "
+            f"{', '.join(failed)} fail in h5py.File(path, 'w') and exit 1 with: "
+            + "; ".join(f"{n}: {e}" for n, e in errors.items())
+            + ". fault_time_utc is the first "
             "'saving weights to' line; first_failing_node is the failing writer that started "
-            "saving earliest."
+            "saving earliest (ties: lower index); failed_writers lists all of them."
         ),
-        expect=[(first, r"unable to lock file")],
-        extra={"shared_file": str(h5), "failed_writers": failed, "save_started_utc": starts},
+        expect=[(first, r"^\w+Error: \[Errno \d+\] Unable to synchronously")],
+        extra={
+            "shared_file": str(h5),
+            "failed_writers": failed,
+            "save_started_utc": starts,
+            "writer_errors": errors,
+        },
     )
 
 
@@ -513,9 +534,12 @@ def preempted_worker(lab: Lab) -> Outcome:
         notes=(
             "Training runs under tf.distribute.experimental.PreemptionCheckpointHandler. "
             "worker:1 receives SIGTERM after step 10 as a scheduler would send it; its "
-            "handler logs 'Member /job:worker/replica:0/task:1 has received termination "
-            "notice.', the cluster agrees on a step, every worker saves a checkpoint and "
-            "exits through the handler's exit_fn (exit code 42 by default on this platform). "
+            "handler logs 'INFO:tensorflow:Member 1 has received termination notice.' and "
+            "'Termination caught in main thread on preempted worker'; the others log "
+            "'PreemptionCheckpointHandler: RECEIVED_SIGNAL_RUN_TO_CHECKPOINT_<n> set, "
+            "preemption awareness acknowledged'. Every worker saves a checkpoint "
+            "('PreemptionCheckpointHandler: checkpoint saved. Exiting.') and exits through "
+            "the handler's default exit_fn, sys.exit(42). "
             "tfjob-resnet-worker-0.log is rotated into .log.2.gz, .log.1 and .log."
         ),
         expect=[("worker:1", r"has received termination notice")],
@@ -545,7 +569,7 @@ def version_mismatch(lab: Lab) -> Outcome:
             "ps_training.py",
             rel,
             tf_config=_tfc(cluster, node),
-            args=["--steps", "40"],
+            args=["--steps", "40", "--image-format", "webp"],
             python=alt if node == "worker:1" else None,
             log_style="python",
         )
@@ -556,8 +580,22 @@ def version_mismatch(lab: Lab) -> Outcome:
         nodes=list(files),
         first_failing_node="worker:1",
         category="version_mismatch",
-        notes="(filled in by the run)",
-        expect=[("worker:1", r"^tf\.__version__ = 2\.19")],
+        notes=(
+            "worker:1 runs TensorFlow 2.19.1 from a second virtualenv; chief, ps and worker:0 "
+            "run 2.21.0 (each log prints 'tf.__version__ = ...'). The chief's dataset_fn "
+            "decodes WebP images with tf.io.decode_webp, whose op DecodeWebP is new in 2.21. "
+            "When the ClusterCoordinator builds the per-worker dataset on worker:1, worker:1 "
+            "logs \"Failed to parse map_while_body_...: Op type not registered 'DecodeWebP' in "
+            'binary running on vm" (mlir_bridge_pass_util.cc) and the chief fails with '
+            "ClosureInputError / NotFoundError: Op type not registered 'DecodeWebP' naming "
+            "/job:worker/task:1 and exits 1. TF 2.19.1 also prints its early C++ lines in the "
+            "older 'YYYY-MM-DD HH:MM:SS.ffffff: I tensorflow/...' format."
+        ),
+        expect=[
+            ("worker:1", r"^tf\.__version__ = 2\.19"),
+            ("worker:1", r"Op type not registered 'DecodeWebP'"),
+            ("chief:0", r"Op type not registered 'DecodeWebP'"),
+        ],
         extra={"alt_python": alt},
     )
 

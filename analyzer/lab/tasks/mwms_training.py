@@ -120,12 +120,9 @@ def _save_h5(tf, log, path, w, b, index) -> None:
     import h5py
 
     log.info("saving weights to %s", path)
-    with h5py.File(path, "a") as f:
+    with h5py.File(path, "w") as f:  # what Keras' save_weights(".h5") does
         for i in range(20):
-            name = f"dense/kernel_{i}"
-            if name in f:
-                del f[name]
-            f.create_dataset(name, data=w.numpy())
+            f.create_dataset(f"dense/kernel_{i}", data=w.numpy())
             f.flush()
             time.sleep(0.05)
         f.attrs["writer"] = index

@@ -7,12 +7,16 @@ Role and cluster come from TF_CONFIG.
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
+
+# An 8x4 RGB lossless WebP image.
+_WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
 
 
 def serve(tf, log, job: str, index: int) -> None:
@@ -50,6 +54,16 @@ def coordinate(tf, log, args) -> None:
     feed_dtype = tf.as_dtype(args.feed_dtype)
 
     def dataset_fn():
+        if args.image_format == "webp":
+            # Training images arrive WebP-encoded (tf.io.decode_webp is new in TF 2.21).
+            raw = tf.constant([base64.b64decode(_WEBP_8X4)] * 64)
+            x = tf.map_fn(
+                lambda r: tf.reshape(tf.cast(tf.io.decode_webp(r), tf.float32), [-1])[:32] / 255.0,
+                raw,
+                fn_output_signature=tf.float32,
+            )
+            y = tf.reduce_sum(x, axis=1, keepdims=True)
+            return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
         x = tf.random.stateless_normal([256, 32], seed=[1, 2])
         y = tf.reduce_sum(x, axis=1, keepdims=True)
         ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
@@ -90,6 +104,7 @@ def main() -> None:
     p.add_argument("--step-sleep", type=float, default=0.05)
     p.add_argument("--report-every", type=int, default=2)
     p.add_argument("--feed-dtype", default="float32")
+    p.add_argument("--image-format", default="raw", choices=["raw", "webp"])
     args = p.parse_args()
     log = _common.banner("ps_training.py")
     tf, log = _common.import_tf(log)

@@ -1,0 +1,233 @@
+"""Tests for the fault-injection lab (analyzer/lab) and the recorded sample_logs/."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.lab import SCENARIOS, list_scenarios, run_scenario, tensorflow_available
+from analyzer.lab._runner import rotate
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_logs"
+
+# The category ids of /work/shared/taxonomy.md, verbatim.
+TAXONOMY_IDS = {
+    "deadline_exceeded",
+    "address_in_use",
+    "connection_unavailable",
+    "name_resolution",
+    "cluster_spec_mismatch",
+    "session_blocked",
+    "version_mismatch",
+    "dtype_mismatch",
+    "shape_mismatch",
+    "oom",
+    "node_crash",
+    "coordination_failure",
+    "preemption",
+    "concurrent_write",
+    "filesystem_error",
+    "collective_error",
+    "none",
+}
+REQUIRED = {
+    "scenario",
+    "description",
+    "nodes",
+    "first_failing_node",
+    "task",
+    "root_cause_category",
+    "fault_time_utc",
+    "tensorflow_version",
+    "notes",
+}
+NODE_RE = re.compile(r"^[a-z]+:\d+$")
+ISO_Z = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+
+TRUTH_FILES = sorted(SAMPLES.glob("*/truth.json"))
+
+
+def _read(path: Path) -> str:
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def _node_text(folder: Path, truth: dict, node: str) -> str:
+    return "\n".join(_read(folder / f) for f in truth["node_files"][node])
+
+
+# ------------------------------------------------------------------ recorded samples
+def test_sample_logs_present():
+    assert len(TRUTH_FILES) >= 10, "sample_logs/ should hold the lab's recorded scenarios"
+
+
+def test_sample_logs_small():
+    total = sum(p.stat().st_size for p in SAMPLES.rglob("*") if p.is_file())
+    assert total < 5 * 1024 * 1024
+
+
+@pytest.mark.parametrize("truth_path", TRUTH_FILES, ids=lambda p: p.parent.name)
+def test_truth_json_follows_contract(truth_path: Path):
+    truth = json.loads(truth_path.read_text())
+    folder = truth_path.parent
+    missing = REQUIRED - truth.keys()
+    assert not missing, f"missing fields {missing}"
+    assert truth["scenario"] == folder.name
+    assert truth["root_cause_category"] in TAXONOMY_IDS
+    assert isinstance(truth["nodes"], list) and truth["nodes"]
+    for node in truth["nodes"]:
+        assert NODE_RE.match(node), node
+    assert len(set(truth["nodes"])) == len(truth["nodes"])
+    ffn = truth["first_failing_node"]
+    if truth["root_cause_category"] == "none":
+        assert ffn is None and truth["task"] is None
+    else:
+        assert ffn in truth["nodes"]
+        job, index = ffn.split(":")
+        assert truth["task"] == f"/job:{job}/replica:0/task:{index}"
+        assert ISO_Z.match(truth["fault_time_utc"]), truth["fault_time_utc"]
+    assert re.match(r"^\d+\.\d+", truth["tensorflow_version"])
+    assert truth["notes"].strip()
+
+    missing_nodes = set(truth.get("missing_nodes", []))
+    assert missing_nodes <= set(truth["nodes"])
+    node_files = truth.get("node_files", {})
+    for node in truth["nodes"]:
+        if node in missing_nodes:
+            assert not node_files.get(node), f"{node} is missing but has files"
+            continue
+        files = node_files.get(node, [])
+        assert files, f"{node} has no file"
+        for f in files:
+            assert (folder / f).is_file(), f"{f} listed for {node} but absent"
+    # every log file in the folder belongs to some node
+    listed = {f for fs in node_files.values() for f in fs}
+    on_disk = {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "truth.json"
+    }
+    assert on_disk == listed
+
+
+@pytest.mark.parametrize("truth_path", TRUTH_FILES, ids=lambda p: p.parent.name)
+def test_truth_evidence_is_in_the_logs(truth_path: Path):
+    truth = json.loads(truth_path.read_text())
+    folder = truth_path.parent
+    assert truth.get("verified") is True
+    for ev in truth.get("evidence", []):
+        text = _read(folder / ev["file"]).splitlines()
+        assert text[ev["line_no"] - 1].startswith(ev["text"][:200])
+
+
+def test_clock_skew_sample_records_skew():
+    path = SAMPLES / "clock_skew" / "truth.json"
+    if not path.exists():
+        pytest.skip("clock_skew not recorded")
+    truth = json.loads(path.read_text())
+    assert truth["clock_skew_seconds"]
+    for node in truth["clock_skew_seconds"]:
+        assert node in truth["nodes"]
+
+
+def test_several_naming_styles():
+    names = {
+        f
+        for p in TRUTH_FILES
+        for fs in json.loads(p.read_text())["node_files"].values()
+        for f in fs
+    }
+    styles = {
+        "plain": any(re.fullmatch(r"(chief|ps-\d|worker-\d)\.log", n) for n in names),
+        "host_folder": any(re.fullmatch(r"host-[a-z]/\w+\.log", n) for n in names),
+        "k8s": any(re.fullmatch(r"tfjob-\w+-worker-\d+\.log", n) for n in names),
+        "stderr": any(re.fullmatch(r"\w+\d\.stderr", n) for n in names),
+        "underscore_txt": any(re.fullmatch(r"\w+_\d\.txt", n) for n in names),
+        "rotated": any(n.endswith(".log.2.gz") for n in names),
+    }
+    assert sum(styles.values()) >= 4, styles
+
+
+# ---------------------------------------------------------------------- the driver
+def test_import_is_cheap_and_tf_free():
+    code = "import sys, analyzer.lab; print('tensorflow' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+def test_list_scenarios():
+    listed = list_scenarios()
+    assert [n for n, _ in listed] == list(SCENARIOS)
+    assert {"ps_killed", "healthy"} <= set(SCENARIOS)
+    for name, desc in listed:
+        assert desc.endswith(".") and len(desc) > 20, name
+
+
+def test_unknown_scenario(tmp_path):
+    with pytest.raises(ValueError):
+        run_scenario("no_such_scenario", tmp_path)
+
+
+def test_rotate_like_logrotate(tmp_path):
+    log = tmp_path / "worker-1.log"
+    lines = [f"line {i}\n" for i in range(30)]
+    log.write_text("".join(lines))
+    names = rotate(log)
+    assert names == ["worker-1.log", "worker-1.log.1", "worker-1.log.2.gz"]
+    oldest = _read(tmp_path / "worker-1.log.2.gz")
+    middle = _read(tmp_path / "worker-1.log.1")
+    newest = _read(log)
+    assert oldest + middle + newest == "".join(lines)
+    assert oldest.startswith("line 0\n") and newest.endswith("line 29\n")
+
+
+# ------------------------------------------------------------------------ live runs
+live = pytest.mark.skipif(not tensorflow_available(), reason="tensorflow is not installed")
+
+
+@pytest.mark.lab
+@live
+def test_live_ps_killed(tmp_path):
+    truth = run_scenario("ps_killed", tmp_path, timeout=150)
+    assert (tmp_path / "truth.json").is_file()
+    assert json.loads((tmp_path / "truth.json").read_text()) == truth
+    assert truth["first_failing_node"] == "ps:0"
+    assert truth["root_cause_category"] == "node_crash"
+    assert truth["verified"] is True
+    assert truth["exit_codes"]["ps:0"] == -9
+    for node in truth["nodes"]:
+        assert _node_text(tmp_path, truth, node).startswith("TF_CONFIG=")
+    chief = _node_text(tmp_path, truth, "chief:0")
+    assert "UnavailableError" in chief
+    assert "/job:ps/replica:0/task:0" in chief
+    workers = _node_text(tmp_path, truth, "worker:0") + _node_text(tmp_path, truth, "worker:1")
+    assert "UNAVAILABLE" in workers
+    ps = _node_text(tmp_path, truth, "ps:0")
+    assert "Started server with target: grpc://127.0.0.1:" in ps
+    assert "Traceback" not in ps  # SIGKILL leaves no last words
+
+
+@pytest.mark.lab
+@live
+def test_live_healthy(tmp_path):
+    truth = run_scenario("healthy", tmp_path, timeout=150)
+    assert truth["root_cause_category"] == "none"
+    assert truth["first_failing_node"] is None
+    assert truth["verified"] is True
+    assert all(code == 0 for code in truth["exit_codes"].values()), truth["exit_codes"]
+    for node in truth["nodes"]:
+        text = _node_text(tmp_path, truth, node)
+        assert "Traceback" not in text
+        assert "tf.__version__ = " in text
+    assert "training finished" in _node_text(tmp_path, truth, "chief:0")
