@@ -165,35 +165,61 @@ def decode(data: bytes) -> tuple[bytes, list[str]]:
     return data, problems
 
 
-def split_lines(data: bytes) -> tuple[pa.Array, list[str]]:
-    """Split UTF-8 bytes into an Arrow array of lines (``\\n``, ``\\r\\n`` and lone ``\\r`` end a line)."""
+@dataclass
+class Lines:
+    """The lines of one decoded source, as a zero-copy Arrow view over its bytes.
+
+    Each element of ``view`` still ends with its ``\n``; :meth:`text` gives lines without it.
+    Regular expressions that only test lines (selection, blank, has-time) run on the view,
+    so only the rows that become events are ever copied.
+    """
+
+    view: pa.LargeStringArray
+    offsets: np.ndarray  #: int64 byte offsets of the line starts, plus the end
+    data: bytes
+    longest: int  #: bytes in the longest line
+
+    def __len__(self) -> int:
+        return len(self.view)
+
+    def text(self, rows: np.ndarray | None = None) -> pa.Array:
+        """Lines ``rows`` (all when None) without their line end, cut at :data:`MAX_LINE_CHARS`."""
+        view = self.view if rows is None else self.view.take(pa.array(rows, pa.int64()))
+        lines = pc.utf8_slice_codeunits(view, 0, -1)
+        if self.longest > MAX_LINE_CHARS:
+            lines = pc.utf8_slice_codeunits(lines, 0, MAX_LINE_CHARS)
+        return lines
+
+    def blocks(self, size: int) -> pa.Array:
+        """Zero-copy view of runs of ``size`` lines as single strings (for a fast first test)."""
+        bounds = np.concatenate([self.offsets[:-1:size], self.offsets[-1:]])
+        return pa.LargeStringArray.from_buffers(
+            len(bounds) - 1, pa.py_buffer(bounds), pa.py_buffer(self.data)
+        )
+
+
+def split_lines(data: bytes) -> tuple[Lines, list[str]]:
+    """Split UTF-8 bytes into :class:`Lines` (``\n``, ``\r\n`` and lone ``\r`` end a line)."""
     problems: list[str] = []
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    if not data:
-        return pa.array([], pa.large_string()), problems
-    if not data.endswith(b"\n"):
+    if data and not data.endswith(b"\n"):
         problems.append("the last line has no line end (the file was cut off mid-line?)")
         data += b"\n"
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     offsets = np.empty(len(ends) + 1, dtype=np.int64)
     offsets[0] = 0
     offsets[1:] = ends + 1
-    with_newline = pa.LargeStringArray.from_buffers(
-        len(ends), pa.py_buffer(offsets), pa.py_buffer(data)
-    )
-    lines = pc.utf8_slice_codeunits(with_newline, 0, -1)
-    lengths = pc.utf8_length(lines)
-    longest = pc.max(lengths).as_py() or 0
+    view = pa.LargeStringArray.from_buffers(len(ends), pa.py_buffer(offsets), pa.py_buffer(data))
+    sizes = np.diff(offsets) - 1
+    longest = int(sizes.max()) if len(sizes) else 0
     if longest > MAX_LINE_CHARS:
-        long_rows = np.flatnonzero(lengths.to_numpy(zero_copy_only=False) > MAX_LINE_CHARS)
+        long_rows = np.flatnonzero(sizes > MAX_LINE_CHARS)
         problems.append(
             f"{len(long_rows)} line(s) longer than {MAX_LINE_CHARS:,} characters (longest "
-            f"{longest:,}, line {long_rows[0] + 1}); kept their first {MAX_LINE_CHARS:,}"
+            f"{longest:,} bytes, line {long_rows[0] + 1}); kept their first {MAX_LINE_CHARS:,}"
         )
-        cut = pc.utf8_slice_codeunits(lines, 0, MAX_LINE_CHARS)
-        lines = pc.if_else(pc.greater(lengths, MAX_LINE_CHARS), cut, lines)
-    return lines, problems
+    return Lines(view, offsets, data, longest), problems
 
 
 def _detect_wrapper(lines: pa.Array) -> Wrapper | None:
@@ -277,24 +303,21 @@ def _extract_formats(inner: pa.Array) -> pa.Table:
     return table
 
 
-def _group_spans(
-    inner: pa.Array, starts: np.ndarray, kind: str
-) -> list[tuple[int, int, list[str]]]:
+def _group_spans(window, n: int, starts: np.ndarray, kind: str) -> list[tuple[int, int, list[str]]]:
     """(first, last, lines) of each traceback or C++ stack trace starting at ``starts``.
 
-    Only a window of lines after each start is looked at, so this stays cheap however
-    long the file is.
+    ``window(start, count)`` gives the text of lines; only a window after each start is looked
+    at, so this stays cheap however long the file is.
     """
     groups: list[tuple[int, int, list[str]]] = []
-    n = len(inner)
     next_free = 0
     for start in starts.tolist():
         if start < next_free:
             continue
-        window = [s or "" for s in inner.slice(start, _MAX_GROUP_LINES).to_pylist()]
-        end = len(window) - 1
-        for j in range(1, len(window)):
-            line = window[j]
+        lines = window(start, _MAX_GROUP_LINES)
+        end = len(lines) - 1
+        for j in range(1, len(lines)):
+            line = lines[j]
             if kind == "python_traceback":
                 if (
                     line.startswith((" ", "\t"))
@@ -308,9 +331,9 @@ def _group_spans(
                 end = j
                 break
         # trailing blank lines belong to what follows, not to the traceback
-        while end > 0 and not window[end].strip():
+        while end > 0 and not lines[end].strip():
             end -= 1
-        groups.append((start, min(start + end, n - 1), window[: end + 1]))
+        groups.append((start, min(start + end, n - 1), lines[: end + 1]))
         next_free = start + end + 1
     return groups
 
@@ -346,27 +369,78 @@ def _bool(array: pa.Array) -> np.ndarray:
     return pc.fill_null(array, False).to_numpy(zero_copy_only=False)
 
 
-def _select(inner: pa.Array, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool) -> np.ndarray:
-    n = len(inner)
-    wanted = _bool(
-        pc.match_substring_regex(
-            inner, f"{keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}", ignore_case=True
-        )
+_BLOCK = 64
+_LOOK_BACK = 64
+
+
+def _match_rows(
+    lines: Lines | pa.Array, pattern: str, rows: np.ndarray | None = None
+) -> np.ndarray:
+    """Row numbers (among ``rows``, or all) whose line matches ``pattern`` (RE2, case-insensitive)."""
+    view = lines.view if isinstance(lines, Lines) else lines
+    if rows is None:
+        return np.flatnonzero(_bool(pc.match_substring_regex(view, pattern, ignore_case=True)))
+    hits = _bool(
+        pc.match_substring_regex(view.take(pa.array(rows, pa.int64())), pattern, ignore_case=True)
     )
+    return rows[hits]
+
+
+def _select(
+    lines: Lines, inner: pa.Array | None, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool
+) -> np.ndarray:
+    """The rows a condensed parse keeps (see :class:`Keep`)."""
+    n = len(lines)
+    pattern = f"(?m){keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}"
+    wanted = np.zeros(n, dtype=bool)
+    if inner is None:
+        # most blocks of 64 lines hold nothing of interest: test blocks first, then their lines
+        hit_blocks = np.flatnonzero(
+            _bool(pc.match_substring_regex(lines.blocks(_BLOCK), pattern, ignore_case=True))
+        )
+        if len(hit_blocks):
+            candidates = (hit_blocks[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+            candidates = candidates[candidates < n]
+            wanted[_match_rows(lines, pattern, candidates)] = True
+    else:
+        wanted[_match_rows(inner, pattern)] = True
     wanted[: keep.head] = True
     wanted[max(0, n - keep.tail) :] = True
     if keep.sample and n > keep.sample:
         wanted[:: n // keep.sample] = True
     wanted &= ~blank
     if not timed_by_wrapper:
-        # each kept line without a time of its own takes it from the last timed line before it
-        timed = _bool(pc.match_substring_regex(inner, _HAS_TIME))
-        last_timed = np.maximum.accumulate(np.where(timed, np.arange(n), -1))
-        sources = last_timed[wanted & ~timed]
-        wanted[sources[sources >= 0]] = True
-        first_timed = np.flatnonzero(timed)[:1]
-        wanted[first_timed] = True
+        _add_time_sources(inner if inner is not None else lines, wanted)
     return wanted
+
+
+def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
+    """Keep, for each kept line without a time of its own, the timed line it inherits from."""
+    rows = np.flatnonzero(wanted)
+    untimed = np.setdiff1d(rows, _match_rows(lines, _HAS_TIME, rows), assume_unique=True)
+    if not len(untimed):
+        return
+    n = len(wanted)
+    if len(untimed) * _LOOK_BACK < n // 2:  # look back a window before each: few rows to test
+        around = np.unique(np.clip(untimed[:, None] - np.arange(1, _LOOK_BACK + 1), 0, None))
+        timed = _match_rows(lines, _HAS_TIME, around)
+        before = np.searchsorted(timed, untimed) - 1
+        found = (before >= 0) & (timed[np.maximum(before, 0)] >= untimed - _LOOK_BACK)
+        wanted[timed[before[found]]] = True
+        if (found | (untimed <= _LOOK_BACK)).all():
+            _keep_first_timed(lines, wanted)
+            return
+    timed = _match_rows(lines, _HAS_TIME)
+    before = np.searchsorted(timed, untimed) - 1
+    wanted[timed[before[before >= 0]]] = True
+    if len(timed):
+        wanted[timed[0]] = True
+
+
+def _keep_first_timed(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
+    first = _match_rows(lines, _HAS_TIME, np.arange(min(len(wanted), 4096)))
+    if len(first):
+        wanted[first[0]] = True
 
 
 def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
@@ -379,27 +453,34 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
     lines, split_problems = split_lines(data)
     problems += split_problems
     n = len(lines)
-    wrapper = _detect_wrapper(lines) if n else None
+    wrapper = _detect_wrapper(lines.text(np.arange(min(n, 400)))) if n else None
     extra: dict[str, pa.Array] = {}
+    inner: pa.Array | None = None  # the text inside a wrapper, for every line (wrapped files only)
     if wrapper:
-        extra = _unwrap(lines, wrapper)
+        extra = _unwrap(lines.text(), wrapper)
         inner = extra.pop("inner")
+        blank = _bool(pc.or_(pc.ascii_is_space(inner), pc.equal(inner, "")))
     else:
-        inner = lines
-    blank = _bool(pc.match_substring_regex(inner, r"^\s*$"))
-    wanted = ~blank if keep is None else _select(inner, blank, keep, "wts" in extra)
+        blank = _bool(pc.ascii_is_space(lines.view))
+    wanted = ~blank if keep is None else _select(lines, inner, blank, keep, "wts" in extra)
+
+    def text(rows: np.ndarray) -> pa.Array:
+        return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
+
+    def window(start: int, count: int) -> list[str]:
+        return [s or "" for s in text(np.arange(start, min(start + count, n))).to_pylist()]
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
-    starts = np.flatnonzero(wanted)
-    candidates = inner.take(pa.array(starts))
-    tb_starts = starts[_bool(pc.equal(candidates, _TRACEBACK_START))]
-    st_starts = starts[_bool(pc.match_substring(candidates, "*** Begin stack trace ***"))]
+    first_rows = np.flatnonzero(wanted)
+    first_text = text(first_rows)
+    tb_starts = first_rows[_bool(pc.equal(first_text, _TRACEBACK_START))]
+    st_starts = first_rows[_bool(pc.match_substring(first_text, "*** Begin stack trace ***"))]
     in_group = np.zeros(n, dtype=bool)
     groups: dict[int, tuple[int, str, list[str]]] = {}
     spans = [
         (first, last, kind, body)
         for kind, kind_starts in (("python_traceback", tb_starts), ("cpp_stacktrace", st_starts))
-        for first, last, body in _group_spans(inner, kind_starts, kind)
+        for first, last, body in _group_spans(window, n, kind_starts, kind)
     ]
     next_free = 0
     for first, last, kind, body in sorted(spans, key=lambda span: span[0]):
@@ -408,19 +489,19 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         in_group[first + 1 : last + 1] = True
         groups[first] = (last, kind, body)
         next_free = last + 1
-    wanted &= ~in_group
-    rows = np.flatnonzero(wanted)
+    rows = first_rows[~in_group[first_rows]]
+    sub_text = first_text.filter(pa.array(~in_group[first_rows])) if in_group.any() else first_text
     rejected: dict[str, int] = {}
     if (blank & ~in_group).any():
         rejected["blank line"] = int((blank & ~in_group).sum())
 
-    table = _extract_formats(inner.take(pa.array(rows)))
+    table = _extract_formats(sub_text)
     line_no = rows + 1
     line_end = line_no.copy()
     message = table["message"].combine_chunks()
     detail = pa.nulls(len(rows), pa.large_string())
     fmt = table["format"].combine_chunks()
-    raw = lines.take(pa.array(rows))
+    raw = lines.text(rows)
     if groups:
         at = np.searchsorted(rows, np.array(sorted(groups)))
         mask = np.zeros(len(rows), dtype=bool)
@@ -444,7 +525,7 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         raw = put(
             raw,
             [
-                "\n".join(s or "" for s in lines.slice(k, last - k + 1).to_pylist())
+                "\n".join(s or "" for s in lines.text(np.arange(k, last + 1)).to_pylist())
                 for k, (last, _, _) in zip(sorted(groups), ordered, strict=True)
             ],
         )

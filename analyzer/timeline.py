@@ -33,10 +33,8 @@ Columns (:data:`SCHEMA`):
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -74,8 +72,47 @@ def empty_table() -> pa.Table:
     return SCHEMA.empty_table()
 
 
-def _to_datetime(values: pd.Series, **kw) -> pd.Series:
-    return pd.to_datetime(values, errors="coerce", format="ISO8601", **kw)
+_TS = pa.timestamp("ns", tz="UTC")
+_NAIVE = pa.timestamp("ns")
+
+
+def _stamp(text: pa.Array) -> pa.Array:
+    """``YYYY-MM-DD HH:MM:SS[.,]fraction`` → naive timestamp[ns]; null where it is not one."""
+    secs = pc.strptime(
+        pc.utf8_slice_codeunits(text, 0, 19),
+        format="%Y-%m-%d %H:%M:%S",
+        unit="ns",
+        error_is_null=True,
+    )
+    frac = pc.utf8_slice_codeunits(text, 20, 29)
+    frac = pc.if_else(pc.match_substring_regex(frac, r"^\d+$"), frac, pa.scalar("0", frac.type))
+    nanos = pc.cast(pc.utf8_rpad(frac, 9, "0"), pa.int64())
+    return pc.add(secs, pc.cast(nanos, pa.duration("ns")))
+
+
+def _zoned(text: pa.Array) -> pa.Array:
+    """ISO 8601 text with a zone → UTC timestamps (null where it does not parse)."""
+    try:
+        return pc.cast(text, _TS)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        values = pd.to_datetime(
+            pd.Series(text.to_pylist(), dtype=object), utc=True, errors="coerce", format="ISO8601"
+        )
+        return pa.array(values, _TS, from_pandas=True)
+
+
+def _epoch(time: pa.Array) -> pa.Array:
+    """absl ``00:00:<seconds>.<fraction>`` → UTC timestamps."""
+    parts = pc.extract_regex(time, r"^00:00:(?P<s>\d{1,12})(?:\.(?P<f>\d{1,9}))?$")
+    seconds = pc.cast(pc.if_else(parts.is_valid(), parts.field("s"), None), pa.int64())
+    frac = pc.if_else(pc.equal(parts.field("f"), ""), pa.scalar("0", pa.string()), parts.field("f"))
+    nanos = pc.cast(pc.utf8_rpad(frac, 9, "0"), pa.int64())
+    total = pc.add(pc.multiply(seconds, 1_000_000_000), nanos)
+    return pc.cast(total, pa.int64()).cast(_TS)
+
+
+def _space(*parts: pa.Array | str) -> pa.Array:
+    return pc.binary_join_element_wise(*parts, "")
 
 
 def resolve_times(
@@ -86,86 +123,86 @@ def resolve_times(
     Lines without a zone are the node's local time ``tz`` (UTC when None). A year-less absl
     time takes the year most common among the file's dated lines, else ``year_hint``.
     Lines with no time inherit the previous line's. Returns (ts, ts_origin, notes) where
-    notes say which year and zone were assumed.
+    notes say which year and zone were assumed. All column-wise (pyarrow compute).
     """
     n = parts.num_rows
-    ts = pd.Series(pd.NaT, index=range(n), dtype="datetime64[ns, UTC]")
-    origin = np.full(n, None, dtype=object)
-    naive = pd.Series(pd.NaT, index=range(n), dtype="datetime64[ns]")
     notes: dict[str, str] = {}
+    nulls = pa.nulls(n, _TS)
 
-    def col(name: str) -> pd.Series:
-        return parts[name].to_pandas().astype(object).where(lambda s: s.notna(), None)
+    def col(name: str) -> pa.Array:
+        return parts[name].combine_chunks().cast(pa.string())
 
-    wts = col("wts")
-    has = wts.notna()
-    if has.any():
-        ts[has] = _to_datetime(wts[has], utc=True)
-        origin[has.to_numpy() & ts.notna().to_numpy()] = "wrapper"
+    wts, date, time, zone, md = col("wts"), col("date"), col("time"), col("tz"), col("md")
+    from_wrapper = _zoned(wts) if wts.null_count < n else nulls
+    time_dot = pc.replace_substring(time, ",", ".")
+    dated_local = (
+        _stamp(_space(date, " ", time_dot)) if date.null_count < n else pa.nulls(n, _NAIVE)
+    )
+    has_zone = pc.is_valid(zone)
+    zoned = (
+        _zoned(pc.if_else(has_zone, _space(date, "T", time_dot, zone), None))
+        if zone.null_count < n
+        else nulls
+    )
+    dated_local = pc.if_else(has_zone, pa.scalar(None, _NAIVE), dated_local)
+    is_epoch = pc.fill_null(pc.equal(md, "0000"), False)
+    epoch = _epoch(pc.if_else(is_epoch, time, None)) if pc.any(is_epoch).as_py() else nulls
 
-    date, time, tzs = col("date"), col("time"), col("tz")
-    dated = date.notna() & ts.isna()
-    if dated.any():
-        stamp = date[dated] + " " + time[dated].str.replace(",", ".", regex=False)
-        with_zone = tzs[dated].notna()
-        if with_zone.any():
-            zoned = stamp[with_zone] + tzs[dated][with_zone]
-            ts[zoned.index] = _to_datetime(zoned, utc=True)
-            origin[zoned.index] = "parsed"
-        plain = stamp[~with_zone]
-        naive[plain.index] = _to_datetime(plain)
-        origin[plain.index] = "parsed"
-
-    md = col("md")
-    absl = md.notna() & ts.isna()
-    if absl.any():
-        epoch_rows = absl & (md == "0000")
-        if epoch_rows.any():
-            seconds = pd.to_numeric(time[epoch_rows].str.slice(6), errors="coerce")
-            ts[epoch_rows[epoch_rows].index] = pd.to_datetime(
-                seconds, unit="s", utc=True, errors="coerce"
-            )
-            origin[epoch_rows.to_numpy()] = "epoch"
-        dated_years = pd.concat([naive.dropna().dt.year, ts.dropna().dt.year])
-        dated_years = dated_years[(dated_years > 1980) & (dated_years < 2200)]
-        if len(dated_years):
-            year = int(Counter(dated_years.tolist()).most_common(1)[0][0])
+    yearless_rows = pc.and_(pc.is_valid(md), pc.invert(is_epoch))
+    yearless_local = pa.nulls(n, _NAIVE)
+    if pc.any(yearless_rows).as_py():
+        known = pc.coalesce(from_wrapper, zoned, epoch, pc.cast(dated_local, _TS))
+        years = pc.year(known).drop_null()
+        years = years.filter(pc.and_(pc.greater(years, 1980), pc.less(years, 2200)))
+        if len(years):
+            counts = pc.value_counts(years).to_pylist()
+            year = int(max(counts, key=lambda c: c["counts"])["values"])
             notes["year"] = f"{year}, from the file's own dated lines"
         else:
             year = year_hint
             notes["year"] = f"{year}, from the file's date or --year"
-        yearless = absl & (md != "0000")
-        if yearless.any():
-            stamp = (
-                str(year)
-                + "-"
-                + md[yearless].str.slice(0, 2)
-                + "-"
-                + md[yearless].str.slice(2, 4)
-                + " "
-                + time[yearless]
-            )
-            naive[stamp.index] = _to_datetime(stamp)
-            origin[yearless.to_numpy()] = "year_inferred"
+        text = _space(
+            str(year),
+            "-",
+            pc.utf8_slice_codeunits(md, 0, 2),
+            "-",
+            pc.utf8_slice_codeunits(md, 2, 4),
+            " ",
+            time,
+        )
+        yearless_local = pc.if_else(yearless_rows, _stamp(text), pa.scalar(None, _NAIVE))
 
-    local = naive.notna()
-    if local.any():
-        zone = tz or "UTC"
-        notes["tz"] = zone if tz else "UTC (assumed; lines carry no zone: use --tz)"
-        converted = naive[local].dt.tz_localize(zone, ambiguous="NaT", nonexistent="shift_forward")
-        ts[local] = converted.dt.tz_convert("UTC")
-    origin[(ts.isna() & pd.Series(origin != None)).to_numpy()] = None  # noqa: E711  (unparseable)
+    local = pc.coalesce(dated_local, yearless_local)
+    if local.null_count < n:
+        notes["tz"] = tz if tz else "UTC (assumed; lines carry no zone: use --tz)"
+        local_utc = pc.assume_timezone(
+            local, tz or "UTC", ambiguous="earliest", nonexistent="earliest"
+        ).cast(_TS)
+    else:
+        local_utc = nulls
 
-    missing = ts.isna().to_numpy()
-    if missing.all():
-        origin[:] = "none"
-    elif missing.any():
-        filled = ts.ffill().bfill()
-        origin[missing] = "inherited"
-        ts = filled
-    ts_arr = pa.array(ts.array.asi8, pa.int64()).cast(pa.timestamp("ns", tz="UTC"))
-    ts_arr = pc.if_else(pa.array(ts.isna().to_numpy()), pa.scalar(None, ts_arr.type), ts_arr)
-    return ts_arr, pa.array(origin.tolist(), _S), notes
+    ts = pc.coalesce(from_wrapper, zoned, epoch, local_utc)
+    origin = pc.case_when(
+        pc.make_struct(
+            pc.is_valid(from_wrapper),
+            pc.is_valid(zoned),
+            pc.is_valid(epoch),
+            pc.is_valid(pc.if_else(pc.is_valid(dated_local), local_utc, None)),
+            pc.is_valid(local_utc),
+        ),
+        "wrapper",
+        "parsed",
+        "epoch",
+        "parsed",
+        "year_inferred",
+    )
+    missing = ts.null_count
+    if missing == n:
+        return ts, pa.array(["none"] * n, _S), notes
+    if missing:
+        origin = pc.fill_null(origin, "inherited")
+        ts = pc.fill_null_backward(pc.fill_null_forward(ts))
+    return ts, origin.cast(_S), notes
 
 
 def sort_timeline(table: pa.Table) -> pa.Table:

@@ -92,8 +92,22 @@ def read_sample_lines() -> Pools:
     # what the pattern library calls an error is an error line here too, wherever it came from
     flagged = set(_error_lines(pools.noise))
     pools.errors += [line for line in pools.noise if line in flagged]
-    pools.noise = [line for line in pools.noise if line not in flagged]
+    # mid-run noise is what a long run prints over and over: nothing any rule looks for
+    pools.noise = [line for line in pools.noise if not _any_keyword(line)]
     return pools
+
+
+def _any_keyword(line: str) -> bool:
+    global _KEYWORDS
+    if _KEYWORDS is None:
+        from analyzer.rules import load_rules
+
+        _KEYWORDS = [k.lower() for rule in load_rules() for k in rule.keywords]
+    low = line.lower()
+    return any(k in low for k in _KEYWORDS)
+
+
+_KEYWORDS: list[str] | None = None
 
 
 def _error_lines(lines: list[str]) -> list[str]:
@@ -176,7 +190,7 @@ def generate(out: Path, size: int, nodes: int, seed: int = 7) -> dict:
                         chunk.append(retime(rng.choice(pools.errors), when))
                     elif roll < 0.0012 and pools.tracebacks:
                         chunk.extend(rng.choice(pools.tracebacks))
-                    elif roll < 0.75 or not pools.noise:
+                    elif roll < 0.9 or not pools.noise:
                         step += 1
                         line = _STEP_LINES.sub(
                             f"step {step} loss {rng.uniform(0.01, 3):.4f}", rng.choice(pools.steps)
