@@ -66,6 +66,7 @@ ERROR_SEVERITIES = ("error", "fatal")
 BLAME_SEVERITIES = ("warning", "error", "fatal")
 SKEW_MIN_S = 30.0  #: smaller apparent offsets are normal start-up / reaction jitter
 SKEW_HUGE_S = 600.0  #: an offset this large is a clock (or zone) error even on one event kind
+ZONE_STEP_S = 900  #: time zones are whole quarter hours apart
 SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
 BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never got further
@@ -298,11 +299,17 @@ def zone_offsets(timeline: pd.DataFrame) -> ZoneFix:
     gap = (ts[1:] - ts[:-1]) / 1e9 * np.where(kind[1:] == 1.0, 1.0, -1.0)
     gaps = pd.Series(gap[pair]).groupby(node[1:][pair])
     for code, values in gaps:
-        offset = float(values.median())
+        offset = _zone_step(float(values.median()))
         if abs(offset) >= SKEW_MIN_S and len(values) >= 2:
             fix.offsets[str(node_names[code])] = offset
             fix.pairs[str(node_names[code])] = len(values)
     return fix
+
+
+def _zone_step(offset: float) -> float:
+    """One machine's two kinds of stamp differ by its zone: a whole quarter hour, when close."""
+    step = round(offset / ZONE_STEP_S) * ZONE_STEP_S
+    return float(step) if step and abs(offset - step) < SKEW_MIN_S else offset
 
 
 def aligned_times(timeline: pd.DataFrame, fix: ZoneFix) -> pd.Series:
@@ -1088,6 +1095,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
         key=lambda c: (
             -c.score,
             c.time if c.time is not None else pd.Timestamp.max.tz_localize("UTC"),
+            _node_order(c.node),
         ),
     )
 
@@ -1319,11 +1327,14 @@ def _blocked_evidence(ev: Case, rules: Any) -> list[Evidence]:
 def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     out = []
     firsts = ev.errors.sort_values("ts").drop_duplicates("node")
-    for _, row in firsts.iterrows():
+    for row_id, row in firsts.iterrows():
         node = str(row["node"])
         if node == root or node in already:
             continue
-        why = f"{node}'s first error ({row['category']}), after the root cause: a symptom"
+        if row_id in ev.intrinsic.index:
+            why = f"{node} failed the same way ({row['category']}), but later than {root}"
+        else:
+            why = f"{node}'s first error ({row['category']}) comes after {root}'s: a symptom"
         out.append(_evidence_line(node, row, why, ev.clock))
     return [e for e in out if e is not None][:2]
 
@@ -1542,7 +1553,8 @@ def gather(
     zones = zone_offsets(timeline)
     if zones.offsets:
         ts = aligned_times(timeline, zones)
-        timeline = timeline.assign(ts=ts)
+        order = ["ts", "node", "file", "line_no"]
+        timeline = timeline.assign(ts=ts).sort_values(order, kind="stable")
         findings = findings.assign(ts=ts.reindex(findings.index).array)
         notes.extend(_zone_notes(zones))
     facts = node_facts(timeline, ingest)
