@@ -262,3 +262,21 @@ def test_healthy_logs_give_no_error_findings():
     bad = f[~f["benign"] & f["severity"].isin(["error", "fatal"])]
     shown = [f"{r.pattern_id}: {events['message'].iloc[r.row][:160]}" for r in bad.itertuples()]
     assert bad.empty, "\n".join(shown)
+
+
+def _scenarios() -> list[Path]:
+    return sorted(p.parent for p in SAMPLE_LOGS.glob("*/truth.json"))
+
+
+@pytest.mark.parametrize("folder", _scenarios(), ids=lambda p: p.name)
+def test_sample_logs_show_their_root_cause_category(folder):
+    """Recall on the lab's real logs: unless the root cause leaves no line of its own (a killed
+    or silent task, a healthy run), some non-benign finding carries the truth's category."""
+    truth = json.loads((folder / "truth.json").read_text())
+    category = truth.get("root_cause_category")
+    if category in (None, "none", "node_crash"):
+        pytest.skip(f"{category}: nothing to match line by line")
+    res = classify(_read_lines(folder), RULES)
+    f = res.findings
+    found = set(f.loc[~f["benign"], "category"])
+    assert category in found, f"{folder.name}: {category} not in {sorted(found)}"
