@@ -904,7 +904,12 @@ def detect_silence(
         for n, f in facts.items()
         if f.last_time is not None and not pd.isna(f.last_time)
     }
-    early = blames[~blames["self"] & blames["early"]] if not blames.empty else blames
+    # being waited for at start-up says a node was not there yet, not that it died
+    early = (
+        blames[~blames["self"] & blames["early"] & (blames["category"] != "session_blocked")]
+        if not blames.empty
+        else blames
+    )
     blamed = set(early["blamed"]) if not early.empty else set()
     reactions = _reactions(symptoms, blames, clock)
     silent: dict[str, float] = {}

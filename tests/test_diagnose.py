@@ -180,7 +180,10 @@ def test_removed_root_log(folder: Path, tmp_path: Path) -> None:
     if root not in statuses:  # no peer's cluster spec names it: nothing to say about it
         return
     assert statuses[root] in ("missing", "failed")
-    assert rc.node in (root, None), f"blames {rc.node} instead of the node without log"
+    if rc.node not in (root, None):  # another node failed the same way on its own
+        assert rc.category == truth["root_cause_category"], rc.summary
+        assert run.diagnosis.node(rc.node).first_error_category == rc.category
+        return
     # either the node without log is the verdict, or a healthy-looking verdict warns about it
     assert rc.ambiguity and root in rc.ambiguity
     if rc.node == root:
