@@ -23,6 +23,7 @@ Rules without keywords (none given, none derivable) are tried on every row.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 MAX_CHARS = 200_000
+_PARALLEL_ROWS = 400_000
 
 FINDING_COLUMNS = [
     "row",
@@ -101,13 +103,28 @@ def _to_str(v):
 
 
 def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
+    """Rows of ``arr`` containing any keyword (case-insensitive): one RE2 pass, in parallel
+    chunks on large arrays (pyarrow releases the GIL)."""
     import pyarrow.compute as pc
 
-    if not keywords or len(arr) == 0:
-        return np.zeros(len(arr), dtype=bool)
+    n = len(arr)
+    if not keywords or n == 0:
+        return np.zeros(n, dtype=bool)
     pattern = "|".join(_re2_escape(k) for k in keywords)
-    res = pc.match_substring_regex(arr, pattern, ignore_case=True)
-    return res.fill_null(False).to_numpy(zero_copy_only=False)
+
+    def run(chunk: pa.Array) -> np.ndarray:
+        res = pc.match_substring_regex(chunk, pattern, ignore_case=True)
+        return res.fill_null(False).to_numpy(zero_copy_only=False)
+
+    workers = min(4, os.cpu_count() or 1)
+    if workers < 2 or n < _PARALLEL_ROWS:
+        return run(arr)
+    from concurrent.futures import ThreadPoolExecutor
+
+    step = -(-n // workers)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(lambda i: run(arr.slice(i, step)), range(0, n, step)))
+    return np.concatenate(parts)
 
 
 class _KeywordMasks:
