@@ -430,6 +430,15 @@ def _tails(timeline: pd.DataFrame, ts: pd.Series) -> pd.DataFrame:
     return tails.assign(ts=ts.iloc[np.sort(last)].array, node=tails["node"].astype(str))
 
 
+def _last_meaningful(tail: pd.DataFrame) -> dict:
+    """The last event with some words in it (a log may end with a lone ``}``)."""
+    rows = list(tail.itertuples(index=False))
+    for row in reversed(rows):
+        if re.search(r"[A-Za-z]{3}", _text(row.message)):
+            return _event(row)
+    return _event(rows[-1])
+
+
 def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
     facts: dict[str, Facts] = {}
     for node, info in ingest.nodes.items():
@@ -459,7 +468,7 @@ def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
     for node, tail in _tails(timeline, ts).groupby("node", sort=False):
         f = facts.setdefault(node, Facts(node))
         f.first_time, f.last_time = times.loc[node, "min"], times.loc[node, "max"]
-        f.last_line = _event(next(tail.iloc[::-1].itertuples(index=False)))
+        f.last_line = _last_meaningful(tail)
         f.tail_rows = list(tail.index)
         f.ending, f.exit_info, f.exit_line = _ending_of(tail)
         f.versions, f.version_lines = versions.get(node, ({}, {}))
@@ -503,21 +512,20 @@ class PeerDirectory:
         value = str(value).strip()
         m = _TASK_RE.search(value)
         if m:
-            return f"{m['job']}:{int(m['index'])}", f"task name {m.group(0)}"
+            if group == "remote_target":
+                return f"{m['job']}:{int(m['index'])}", "the failed RPC's remote target"
+            return f"{m['job']}:{int(m['index'])}", "by task name"
         job_index = re.fullmatch(r"(?P<job>[a-z]+)_(?:index|task|id)", group)
         if job_index and value.isdigit():
             return f"{job_index['job']}:{int(value)}", f"{job_index['job']} index {value}"
         key = _address_key(value)
         if key is None:
             return None, f"unrecognised peer {value!r}"
-        for table, how in ((self.served, "served"), (self.spec, "cluster spec")):
+        for table, where in ((self.served, "serves"), (self.spec, "listens in the cluster spec")):
             found = table.get(key, set())
             if len(found) == 1:
                 node = next(iter(found))
-                return (
-                    node,
-                    f"{value} is where {node} {'served' if how == 'served' else 'is in the cluster spec'}",
-                )
+                return node, f"{value} is where {node} {where}"
         if self.minority_spec.get(key):
             return None, f"{value} appears only in a cluster spec that disagrees with the others"
         return None, f"{value} belongs to no known task"
@@ -559,7 +567,7 @@ def _remote_targets(text: str) -> list[tuple[str, str]]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         if _PROPAGATED_RE.search(text[m.end() : min(end, m.end() + 400)]):
             continue
-        out.append(("peer_task", m.group(1)))
+        out.append(("remote_target", m.group(1)))
     return out
 
 
