@@ -210,6 +210,22 @@ def test_prefilter_equivalence_property(messages):
     pd.testing.assert_frame_equal(fast.findings, slow.findings)
 
 
+def test_parallel_prefilter_on_a_large_column():
+    from analyzer.classify import _PARALLEL_ROWS
+
+    n = _PARALLEL_ROWS + 123
+    messages = ["INFO:tensorflow:step 1 loss 0.5"] * n
+    messages[5] = "tensorflow.python.framework.errors_impl.UnavailableError: Socket closed"
+    messages[n // 2] = "Killed"
+    messages[-1] = "E0000 00:00:1.1 1 grpc_server_lib.cc:618] UNKNOWN: Could not start gRPC server"
+    res = classify(pd.DataFrame({"message": messages}), RULES)
+    assert res.findings[["row", "pattern_id"]].values.tolist() == [
+        [5, "grpc.unavailable.socket_closed"],
+        [n // 2, "process.killed"],
+        [n - 1, "server.could_not_start"],
+    ]
+
+
 def test_rule_without_keywords_is_always_a_candidate(tmp_path):
     d = tmp_path / "u"
     d.mkdir()

@@ -77,6 +77,8 @@ def test_rule_metadata(rule_id):
     assert rule.remediation, "remediation is required"
     assert rule.references and all(u.startswith("https://") for u in rule.references)
     assert rule.keywords, "keywords (given or derived) keep the rule out of the slow path"
+    for k in rule.keywords:  # a keyword like " 143" would make most lines candidates
+        assert len(k.strip()) >= 4 and re.search(r"[A-Za-z]{3}", k), f"keyword too generic: {k!r}"
     for ex in rule.examples:
         if ex.expect == "match":
             assert ex.source, f"match example without source: {ex.line[:80]}"
