@@ -1,11 +1,13 @@
 """The ``tfdiag`` command: a thin layer over :func:`analyzer.load` and the report modules.
 
-Exit codes: 0 no failure found, 1 a failure was found, 2 usage error (one line on stderr).
+Exit codes: 0 no failure found, 1 a failure was found, 2 usage error (one line on stderr),
+3 internal error (a bug: one line; ``TFDIAG_DEBUG=1`` shows the traceback).
 Heavy modules are imported inside the commands so that ``tfdiag --help`` stays fast.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -29,7 +31,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-EXIT_OK, EXIT_FAILURE_FOUND, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILURE_FOUND, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 class Usage(Exception):
@@ -69,6 +71,16 @@ WorkersOpt = Annotated[
     int | None,
     typer.Option(help="Parallel parse processes (default: all cores, for large inputs)."),
 ]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        help="Where files are parsed: local (process pool) or dask (an existing cluster)."
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(help="Dask scheduler address for --engine dask, e.g. tcp://10.0.0.5:8786."),
+]
 MaxBytesOpt = Annotated[
     int | None,
     typer.Option(
@@ -97,8 +109,16 @@ def _parse_tz(values: list[str] | None) -> tuple[str | None, dict[str, str]]:
     return default, per_node
 
 
-def _options(tz, year, patterns, workers, max_bytes, follow_links=False):
+def _options(
+    tz, year, patterns, workers, max_bytes, follow_links=False, engine="local", scheduler=None
+):
+    from analyzer.engine import ENGINES
     from analyzer.run import Options
+
+    if engine not in ENGINES:
+        raise Usage(f"--engine: choose one of {', '.join(ENGINES)}")
+    if engine == "dask" and not scheduler:
+        raise Usage("--engine dask needs --scheduler tcp://HOST:PORT")
 
     default_tz, node_tz = _parse_tz(tz)
     for directory in patterns or []:
@@ -112,6 +132,8 @@ def _options(tz, year, patterns, workers, max_bytes, follow_links=False):
         workers=workers,
         max_bytes=max_bytes,
         follow_links=follow_links,
+        engine=engine,
+        scheduler=scheduler,
     )
 
 
@@ -164,6 +186,8 @@ def analyze(
     ] = False,
     workers: WorkersOpt = None,
     max_bytes: MaxBytesOpt = None,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
 ) -> int:
     """Ingest the logs of all nodes, classify every event, and name the first failing node."""
     from rich.console import Console
@@ -171,7 +195,7 @@ def analyze(
     from analyzer.report.terminal import print_report
     from analyzer.run import load
 
-    options = _options(tz, year, patterns, workers, max_bytes, follow_links)
+    options = _options(tz, year, patterns, workers, max_bytes, follow_links, engine, scheduler)
     options.condensed = True
     console = Console(no_color=no_color, highlight=False, soft_wrap=False)
     command = "tfdiag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -201,22 +225,34 @@ def analyze(
 def ingest(
     paths: PathsArg,
     output: Annotated[
-        str, typer.Option("-o", "--output", help="Parquet file to write the timeline to.")
+        str,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Parquet file to write the timeline to (a folder: one partition per job).",
+        ),
     ],
     tz: TzOpt = None,
     year: YearOpt = None,
+    patterns: Annotated[
+        list[str] | None,
+        typer.Option("--patterns", help="A folder of extra pattern YAML files (repeatable)."),
+    ] = None,
     workers: WorkersOpt = None,
     max_bytes: MaxBytesOpt = None,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
 ) -> int:
-    """Write the merged timeline of all nodes to a Parquet file."""
+    """Write the merged, classified timeline of all nodes to Parquet."""
     from rich.console import Console
 
     from analyzer.ingest import ingest as run_ingest
     from analyzer.report.terminal import print_ingest
+    from analyzer.rules import load_rules
     from analyzer.sources import DEFAULT_MAX_BYTES
     from analyzer.timeline import write_parquet
 
-    options = _options(tz, year, [], workers, max_bytes)
+    options = _options(tz, year, patterns, workers, max_bytes, engine=engine, scheduler=scheduler)
     console = Console(stderr=False, highlight=False)
     result = run_ingest(
         paths,
@@ -225,6 +261,9 @@ def ingest(
         year=options.year,
         workers=options.workers,
         max_bytes=options.max_bytes or DEFAULT_MAX_BYTES,
+        rules=load_rules(extra_dirs=[Path(p) for p in options.patterns]),
+        engine=options.engine,
+        scheduler=options.scheduler,
     )
     write_parquet(result.timeline, output)
     print_ingest(result, console)
@@ -320,6 +359,14 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:
         print(f"tfdiag: {exc.format_message()}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:  # a bug in tfdiag: one line, a distinct code, the traceback on request
+        if os.environ.get("TFDIAG_DEBUG"):
+            raise
+        print(
+            f"tfdiag: internal error: {type(exc).__name__}: {exc} (set TFDIAG_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     return int(result or 0) if isinstance(result, int) else EXIT_OK
 
 

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from analyzer.rules import RuleSet
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzer.engine import FINDING_COLUMNS, Work, run_all
 from analyzer.formats import Keep, ParsedLines, parse_lines
 from analyzer.identity import (
     ContentFacts,
@@ -35,9 +39,6 @@ from analyzer.sources import (
     sniff_binary,
 )
 from analyzer.timeline import SCHEMA, empty_table, resolve_times, sort_timeline
-
-#: Below this many bytes in all, files are parsed in this process (a pool costs more).
-PARALLEL_THRESHOLD = 32 * 1024 * 1024
 
 
 @dataclass
@@ -169,6 +170,10 @@ def _read_and_parse(src: Source, max_bytes: int, keep: Keep | None = None) -> _P
         return _Parsed(
             src, None, result.problems, error="out of memory while parsing; not analyzed"
         )
+    except Exception as exc:  # a parser bug must not stop the run: name the file and the error
+        return _Parsed(
+            src, None, result.problems, error=f"the parser failed ({_exc_text(exc)}); not analyzed"
+        )
     return _Parsed(src, parsed, result.problems + parsed.problems)
 
 
@@ -191,7 +196,7 @@ def _split_by_rank(p: _Parsed) -> list[tuple[pa.Table, str | None]]:
     if not ranks:
         return [(table, None)]
     out = []
-    for rank in sorted(ranks, key=int):
+    for rank in sorted(ranks, key=lambda r: (len(r.lstrip("0")), r)):
         out.append((table.filter(pc.fill_null(pc.equal(table["rank"], rank), False)), rank))
     rest = table.filter(pc.is_null(table["rank"]))
     if rest.num_rows:
@@ -242,11 +247,18 @@ def ingest(
     max_bytes: int = DEFAULT_MAX_BYTES,
     follow_links: bool = False,
     keep: Keep | None = None,
+    rules: RuleSet | None = None,
+    regex_timeout: float = 0.5,
+    engine: str = "local",
+    scheduler: str | None = None,
     workers: int | None = None,
     progress: Any = None,
 ) -> Ingest:
     """Read every log under ``paths`` into one timeline.
 
+    With ``rules``, every event is classified where it is parsed (the finding columns of
+    :data:`analyzer.timeline.SCHEMA`); ``engine`` and ``scheduler`` say where that work runs
+    (:mod:`analyzer.engine`). ``keep`` makes a condensed timeline (see :class:`Keep`).
     ``tz`` is the zone of timestamps that carry none (default UTC), ``node_tz`` overrides it
     per node (``{"worker:1": "Asia/Tokyo"}``), ``year`` is used for year-less absl times when
     a file has no dated line. ``progress`` is an optional callable ``(done, total, name)``.
@@ -255,7 +267,17 @@ def ingest(
     found = discover(paths, follow_links=follow_links)
     problems = list(found.problems)
     skipped = list(found.skipped)
-    parsed = list(_parse_all(found.sources, max_bytes, workers, progress, keep))
+    work = Work(max_bytes=max_bytes, keep=keep, rules=rules, regex_timeout=regex_timeout)
+    parsed = list(
+        run_all(
+            found.sources,
+            work,
+            engine=engine,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+        )
+    )
 
     streams: list[_Stream] = []
     files: dict[str, FileReport] = {}
@@ -272,8 +294,8 @@ def ingest(
         pieces = _split_by_rank(p)
         for table, rank in pieces:
             if rank is not None:
-                hint = NameHint(hint.job or "worker", int(rank), hint.stem, hint.rotation)
-            facts = facts_from_content(table["message"])
+                hint = NameHint(hint.job or "worker", _task_index(rank), hint.stem, hint.rotation)
+            facts = _facts(table["message"], p.source.name, problems)
             streams.append(_Stream(p, table, hint, facts, whole_file=len(pieces) == 1))
     _decide_nodes(streams, problems)
 
@@ -284,10 +306,11 @@ def ingest(
         job, _, index = s.node.partition(":")  # type: ignore[union-attr]
         info = nodes.get(s.node)  # type: ignore[arg-type]
         if info is None:
+            task_index = _task_index(index)
             info = nodes[s.node] = NodeInfo(  # type: ignore[index]
                 s.node,  # type: ignore[arg-type]
-                job if index.isdigit() else None,
-                int(index) if index.isdigit() else None,
+                job if task_index is not None else None,
+                task_index,
                 identity=s.identity,
             )
         if src.name not in info.files:
@@ -298,8 +321,22 @@ def ingest(
         if s.identity == "content":
             info.identity = "content"
         zone = (node_tz or {}).get(s.node) or tz  # type: ignore[arg-type]
-        year_hint = year or datetime.fromtimestamp(src.mtime or 0, UTC).year
-        ts, origin, notes = resolve_times(s.table, year_hint=year_hint, tz=zone)
+        year_hint = year or _year_of(src.mtime)
+        try:
+            ts, origin, notes = resolve_times(s.table, year_hint=year_hint, tz=zone)
+        except Exception as exc:  # keep the lines, without times, and say so
+            problems.append(
+                Problem(
+                    src.name,
+                    f"could not resolve timestamps ({_exc_text(exc)}); lines kept without time",
+                )
+            )
+            n = s.table.num_rows
+            ts = pa.nulls(n, pa.timestamp("ns", tz="UTC"))
+            origin, notes = pa.array(["none"] * n, pa.large_string()), {}
+        problems.extend(
+            Problem(src.name, msg) for msg in time_anomalies(ts, origin, s.table["line_no"])
+        )
         if year and "year" in notes:
             notes["year"] = notes["year"].replace("the file's date or --year", "--year")
         tables.append(_timeline_rows(s, info, ts, origin))
@@ -331,27 +368,6 @@ def ingest(
         info.host = info.host or _host_of(info)
     timeline = sort_timeline(pa.concat_tables(tables)) if tables else empty_table()
     return Ingest(timeline, list(files.values()), nodes, problems, skipped)
-
-
-def _parse_all(
-    sources: Sequence[Source], max_bytes: int, workers: int | None, progress: Any, keep: Keep | None
-):
-    total_bytes = sum(s.size for s in sources)
-    workers = workers or (os.cpu_count() or 1)
-    if workers > 1 and len(sources) > 1 and total_bytes >= PARALLEL_THRESHOLD:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_read_and_parse, src, max_bytes, keep) for src in sources]
-            for done, fut in enumerate(futures, 1):
-                result = fut.result()
-                if progress:
-                    progress(done, len(sources), result.source.name)
-                yield result
-        return
-    for done, src in enumerate(sources, 1):
-        result = _read_and_parse(src, max_bytes, keep)
-        if progress:
-            progress(done, len(sources), src.name)
-        yield result
 
 
 def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -> pa.Table:
@@ -391,6 +407,8 @@ def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -
         "stream": t["stream"],
         "raw": t["raw"],
     }
+    for name in (*FINDING_COLUMNS, "benign"):
+        columns[name] = t[name] if name in t.column_names else pa.nulls(n, SCHEMA.field(name).type)
     return pa.table(columns).cast(SCHEMA)
 
 
@@ -416,3 +434,90 @@ def _host_of(info: NodeInfo) -> str | None:
             if info.task_index < len(addrs):
                 address = addrs[info.task_index]
     return address.rpartition(":")[0] or None if address else None
+
+
+def _exc_text(exc: BaseException) -> str:
+    return f"{exc.__class__.__name__}: {str(exc)[:200]}"
+
+
+def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFacts:
+    """What a log's contents tell about its node; a bad hint is reported, never fatal."""
+    try:
+        return facts_from_content(messages)
+    except Exception as exc:
+        problems.append(
+            Problem(
+                name,
+                f"could not read the node from the contents ({_exc_text(exc)}); using the name",
+            )
+        )
+        return ContentFacts()
+
+
+def _task_index(text: str) -> int | None:
+    """The index of a ``job:index`` node id, or None (a file stem, or absurdly large)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
+def _year_of(mtime: float) -> int:
+    try:
+        return datetime.fromtimestamp(mtime or 0, UTC).year
+    except (OverflowError, OSError, ValueError):  # an absurd file time
+        return datetime.now(UTC).year
+
+
+#: Timestamps separated from the bulk of their file by a gap this long are reported.
+FAR_FROM_FILE = timedelta(days=30)
+#: A file whose time runs backwards by more than this is reported.
+BACKWARDS = timedelta(minutes=10)
+_OWN_TIME = pa.array(["parsed", "epoch", "wrapper", "year_inferred"], pa.large_string())
+
+
+def time_anomalies(ts: pa.Array, origin: pa.Array, line_no: pa.Array) -> list[str]:
+    """Problems of one file's timestamps: lines far from the rest (a clock at 1970, a wrong
+    year), and time running backwards. Only lines with a time of their own count."""
+    own = pc.fill_null(pc.and_(pc.is_valid(ts), pc.is_in(origin, value_set=_OWN_TIME)), False)
+    values = ts.filter(own).cast(pa.int64()).to_numpy(zero_copy_only=False)
+    lines = line_no.filter(own).to_numpy(zero_copy_only=False)
+    if len(values) < 2:
+        return []
+    out: list[str] = []
+    ordered = np.sort(values)
+    bounds = [0, *(np.flatnonzero(np.diff(ordered) > _ns(FAR_FROM_FILE)) + 1), len(ordered)]
+    sizes = np.diff(bounds)
+    main = len(sizes) - 1 - int(np.argmax(sizes[::-1]))  # a tie: the later group
+    lo, hi = ordered[bounds[main]], ordered[bounds[main + 1] - 1]
+    far = (values < lo) | (values > hi)
+    if far.any():
+        examples = list(dict.fromkeys(_when(v) for v in values[far]))
+        shown = ", ".join(examples[:3]) + (" …" if len(examples) > 3 else "")
+        out.append(
+            f"{int(far.sum())} line(s) have timestamps far from the rest of the file ({shown}; "
+            f"first at line {int(lines[far][0])}; the rest is {_when(lo)} to {_when(hi)}); "
+            "kept as they are"
+        )
+    steps = np.diff(values[~far])
+    back = steps < -_ns(BACKWARDS)
+    if back.any():
+        at = int(lines[~far][1:][back][0])
+        out.append(
+            f"time goes backwards {int(back.sum())} time(s) by more than {_span(_ns(BACKWARDS))} "
+            f"(by up to {_span(-int(steps.min()))}, first at line {at}); kept as they are"
+        )
+    return out
+
+
+def _ns(delta: timedelta) -> int:
+    return int(delta.total_seconds() * 1e9)
+
+
+def _when(ns: int) -> str:
+    return str(np.datetime64(int(ns), "ns").astype("datetime64[s]")).replace("T", " ")
+
+
+def _span(ns: int) -> str:
+    seconds = ns / 1e9
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} seconds"

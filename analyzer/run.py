@@ -40,6 +40,10 @@ class Options:
     regex_timeout: float = 0.5
     #: keep only the events the diagnosis needs (``tfdiag analyze``); the notebook default keeps all
     condensed: bool = False
+    engine: str = (
+        "local"  #: where files are parsed: ``local`` or ``dask`` (see :mod:`analyzer.engine`)
+    )
+    scheduler: str | None = None  #: the Dask scheduler's address for ``engine="dask"``
 
 
 class Run:
@@ -70,20 +74,17 @@ class Run:
         ``line_no``, ``level``, ``message``, ``pattern_id``, ``category``, ``severity``,
         ``benign``, ``captures`` (a dict of the rule's named groups).
         """
-        from analyzer.classify import classify
+        from analyzer.engine import captures_of
 
-        result = classify(self.timeline, self.rules, timeout=self.options.regex_timeout)
-        self.problems.extend(result.problems)
-        found = result.findings
-        rows = found["row"].to_numpy() if "row" in found.columns else found.index.to_numpy()
-        events = self.timeline.iloc[rows][["ts", "node", "file", "line_no", "level", "message"]]
-        out = events.reset_index(drop=False).rename(columns={"index": "row"})
-        for name in ("pattern_id", "category", "severity", "benign"):
-            out[name] = found[name].to_numpy()
-        out["captures"] = [
-            json.loads(c) if isinstance(c, str) else (c or {}) for c in found["captures"]
-        ]
-        return out.set_index("row")
+        timeline = self.timeline
+        matched = timeline["pattern_id"].notna().to_numpy()
+        columns = ["ts", "node", "file", "line_no", "level", "message"]
+        columns += ["pattern_id", "category", "severity", "benign", "blames", "captures"]
+        out = timeline.loc[matched, columns].copy()
+        out["benign"] = out["benign"].fillna(False).astype(bool)
+        out["captures"] = [captures_of(c) for c in out["captures"].astype(object)]
+        out.index.name = "row"
+        return out
 
     @cached_property
     def diagnosis(self) -> Diagnosis:
@@ -168,6 +169,10 @@ def load(
         workers=options.workers,
         progress=progress,
         keep=keep,
+        rules=rules,
+        regex_timeout=options.regex_timeout,
+        engine=options.engine,
+        scheduler=options.scheduler,
     )
     return Run(result, rules, options, command=command)
 

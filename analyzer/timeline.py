@@ -28,6 +28,12 @@ Columns (:data:`SCHEMA`):
 ``wrapper``   string                 container/launcher prefix (``k8s_cri``, ``mpirun``, ...)
 ``stream``    string                 ``stdout`` / ``stderr`` when a wrapper tells it
 ``raw``       string                 the untouched text of the line(s)
+``pattern_id``string                 the rule that matched the event (null: none did)
+``category``  string                 its taxonomy category (shared/taxonomy.md)
+``severity``  string                 ``info`` / ``warning`` / ``error`` / ``fatal``
+``blames``    string                 the peer (task or address) the rule says is responsible
+``captures``  string                 JSON object of the rule's named groups
+``benign``    bool                   the rule marks a harmless line (no finding)
 ============  =====================  =====================================================
 """
 
@@ -63,6 +69,12 @@ SCHEMA = pa.schema(
         ("wrapper", _S),
         ("stream", _S),
         ("raw", _S),
+        ("pattern_id", _S),
+        ("category", _S),
+        ("severity", _S),
+        ("blames", _S),
+        ("captures", _S),
+        ("benign", pa.bool_()),
     ]
 )
 
@@ -220,12 +232,32 @@ def to_pandas(table: pa.Table) -> pd.DataFrame:
 
 
 def write_parquet(table: pa.Table | pd.DataFrame, path: str | Path) -> None:
-    """Write a timeline to Parquet (zstd-compressed)."""
+    """Write a timeline to Parquet (zstd-compressed).
+
+    A ``path`` that is a folder (or ends with ``/``) gets a Hive-partitioned dataset, one
+    partition per job (``job=worker/…``), which DuckDB, Spark and pyarrow.dataset read as one table.
+    """
     if isinstance(table, pd.DataFrame):
         table = pa.Table.from_pandas(table, schema=SCHEMA, preserve_index=False)
-    pq.write_table(table.cast(SCHEMA), path, compression="zstd")
+    table = table.cast(SCHEMA)
+    if str(path).endswith("/") or Path(path).is_dir():
+        pq.write_to_dataset(
+            table,
+            str(path),
+            partition_cols=["job"],
+            compression="zstd",
+            existing_data_behavior="delete_matching",
+        )
+        return
+    pq.write_table(table, path, compression="zstd")
 
 
 def read_parquet(path: str | Path) -> pd.DataFrame:
-    """Read a timeline written by :func:`write_parquet` (or ``tfdiag ingest``)."""
+    """Read a timeline written by :func:`write_parquet` (or ``tfdiag ingest``), file or folder."""
+    if Path(path).is_dir():
+        import pyarrow.dataset as ds
+
+        table = ds.dataset(str(path), format="parquet", partitioning="hive").to_table()
+        table = sort_timeline(table.cast(pa.schema([SCHEMA.field(n) for n in table.column_names])))
+        return to_pandas(table.select(SCHEMA.names))
     return to_pandas(pq.read_table(path))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -14,12 +15,14 @@ from analyzer.timeline import read_parquet
 
 
 def tfdiag(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # importable from any directory, installed or not
     return subprocess.run(
         [sys.executable, "-m", "analyzer", *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=300,
+        env=env,
     )
 
 
