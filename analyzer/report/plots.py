@@ -6,8 +6,9 @@ findings (colour = category); the bar ends at the node's last line, and a dotted
 long it stayed silent while the job went on. The root cause is a red star with a dashed line,
 and arrows lead from it to each victim's first error: the cascade.
 
-Only a bounded sample is drawn: every node keeps at most ``max_events`` background events and
-``max_findings`` findings per category (first occurrences always kept), chosen column-wise.
+Only a bounded sample is drawn: every node keeps at most ``max_events`` background events
+(default: about 24,000 over all lanes) and ``max_findings`` findings per category, chosen
+column-wise; the background is rasterized, so an SVG stays small whatever the run's size.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 #: Lanes drawn when no ``nodes`` filter is given; the rest are summarised in the title.
 MAX_LANES = 40
+#: Cascade arrows drawn from the root cause (to the earliest victims).
+MAX_ARROWS = 12
 
 _RC = {
     "text.parse_math": False,  # node ids come from file names: never mathtext
@@ -107,7 +110,7 @@ def plot_timeline(
     start=None,
     end=None,
     *,
-    max_events: int = 1500,
+    max_events: int | None = None,
     max_findings: int = 400,
     title: str | None = None,
     width: float = 11.0,
@@ -158,7 +161,8 @@ def plot_timeline(
             if len(found):
                 sel[found.index.to_numpy()] = False  # drawn as findings below
             idx = np.flatnonzero(sel)
-            keep = _thin(codes[idx], None, max_events)
+            per_lane = max_events or max(150, 24_000 // max(len(lanes), 1))
+            keep = _thin(codes[idx], None, min(per_lane, 1500))
             idx = idx[keep]
             severe = (
                 tl["level"]
@@ -167,8 +171,27 @@ def plot_timeline(
                 .to_numpy(dtype=bool)
             )
             x, y = num(tl["ts"].iloc[idx]), codes[idx]
-            ax.scatter(x[~severe], y[~severe], marker="|", s=40, color="#b0b0b0", lw=0.6, zorder=2)
-            ax.scatter(x[severe], y[severe], marker="|", s=60, color="#707070", lw=0.8, zorder=2)
+            # Rasterized: thousands of ticks stay one small image inside an SVG.
+            ax.scatter(
+                x[~severe],
+                y[~severe],
+                marker="|",
+                s=40,
+                color="#b0b0b0",
+                lw=0.6,
+                zorder=2,
+                rasterized=True,
+            )
+            ax.scatter(
+                x[severe],
+                y[severe],
+                marker="|",
+                s=60,
+                color="#707070",
+                lw=0.8,
+                zorder=2,
+                rasterized=True,
+            )
 
         # Lifetime bars, last lines, silence.
         first_ts = tl.groupby("node", observed=True)["ts"].min() if len(tl) else pd.Series()
@@ -245,6 +268,7 @@ def plot_timeline(
                 sub, fc = sub[keep], fcodes[fidx][keep]
                 x = num(sub["ts"])
                 present = list(pd.unique(sub["category"]))
+                many = len(sub) > 3000
                 spread = 0.36 / max(len(present) - 1, 1)
                 for k, cat in enumerate(present):
                     dy = (k - (len(present) - 1) / 2) * spread if len(present) > 1 else 0.0
@@ -257,6 +281,7 @@ def plot_timeline(
                         x[m][big],
                         fc[m][big] + dy,
                         s=38,
+                        rasterized=many,
                         color=col,
                         edgecolor="white",
                         lw=0.5,
@@ -266,6 +291,7 @@ def plot_timeline(
                         x[m][~big],
                         fc[m][~big] + dy,
                         s=22,
+                        rasterized=many,
                         marker="D",
                         color=col,
                         edgecolor="white",
@@ -308,13 +334,18 @@ def plot_timeline(
                     zorder=8,
                     bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none", "alpha": 0.85},
                 )
+                # Arrows to the victims that erred after it (small clock skew allowed), the
+                # earliest MAX_ARROWS of them: enough to read the cascade, not a thicket.
+                victims = []
                 for name, i in lane_of.items():
                     rep = reports.get(name)
                     t_v = to_utc(rep.first_error_time) if rep and rep.status == "victim" else None
                     if t_v is None or name == rc.node:
                         continue
-                    if t_end is not None and t_v > t_end:
+                    if (t_end is not None and t_v > t_end) or (t_v - t_rc).total_seconds() < -1:
                         continue
+                    victims.append((t_v, name, i))
+                for t_v, _name, i in sorted(victims)[:MAX_ARROWS]:
                     x_v = num([t_v])[0]
                     ax.annotate(
                         "",
@@ -443,7 +474,7 @@ def figure_data_uri(fig: Figure, fmt: str = "svg") -> str:
     buf = io.BytesIO()
     with mpl.rc_context(_RC):
         if fmt == "svg":
-            fig.savefig(buf, format="svg", metadata={"Date": None})
+            fig.savefig(buf, format="svg", dpi=150, metadata={"Date": None})
             mime = "image/svg+xml"
         else:
             fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})

@@ -121,8 +121,10 @@ def verdict_panel(run: Run, *, redact: bool = True) -> Panel:
     )
 
 
-def nodes_table(run: Run, *, redact: bool = True) -> Table:
+def nodes_table(run: Run, *, redact: bool = True) -> Table | Text:
     """One row per node: status, files, lines, first error, last line."""
+    if not run.diagnosis.nodes:
+        return Text("Nodes: none found.", style="dim")
     table = Table(
         title="Nodes",
         title_justify="left",
