@@ -129,15 +129,16 @@ def nodes_table(run: Run, *, redact: bool = True) -> Table | Text:
         title="Nodes",
         title_justify="left",
         box=box.SIMPLE_HEAD,
+        show_edge=False,
         pad_edge=False,
         padding=(0, 1, 0, 0),
     )
     table.add_column("node", no_wrap=True)
     table.add_column("status", no_wrap=True)
-    table.add_column("files", overflow="fold", max_width=16)
+    table.add_column("files", overflow="fold", max_width=24)
     table.add_column("lines", justify="right", no_wrap=True)
     table.add_column("first error", overflow="fold", min_width=22)
-    table.add_column("last line", overflow="fold")
+    table.add_column("last line", overflow="fold", min_width=12)
     reports = C.ordered_nodes(run)
     for rep in reports[:MAX_NODES]:
         if rep.first_error_time is not None:
@@ -177,6 +178,7 @@ def findings_table(run: Run, *, redact: bool = True) -> Table | Text:
         title="Findings",
         title_justify="left",
         box=box.SIMPLE_HEAD,
+        show_edge=False,
         pad_edge=False,
         padding=(0, 1, 0, 0),
     )
@@ -260,10 +262,13 @@ def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
     """The whole terminal report for ``tfdiag analyze``."""
     console = _plain(console)
     console.print(verdict_panel(run, redact=redact))
+    console.print()
     console.print(nodes_table(run, redact=redact))
+    console.print()
     console.print(findings_table(run, redact=redact))
     panel = remediation_panel(run, redact=redact)
     if panel is not None:
+        console.print()
         console.print(panel)
     console.print()
     print_ingest(run.ingest, console, redact=redact)
