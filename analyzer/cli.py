@@ -199,7 +199,7 @@ def analyze(
     options.condensed = True
     console = Console(no_color=no_color, highlight=False, soft_wrap=False)
     command = "tfdiag " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    bar, update = _progress(console) if not quiet else (None, None)
+    bar, update = _progress(console) if not (quiet or no_color) else (None, None)
     if bar:
         with bar:
             run = load(*paths, options=options, command=command, progress=update)

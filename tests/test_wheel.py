@@ -20,6 +20,11 @@ def test_wheel_installs_and_analyzes_from_another_directory(tmp_path):
         timeout=600,
     )
     wheel = next(dist.glob("tfdiag-*.whl"))
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "analyzer/report/templates/report.html.j2" in names
+    assert any(n.startswith("analyzer/_patterns/") and n.endswith(".yaml") for n in names)
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     pip = env_dir / "bin" / "pip"
