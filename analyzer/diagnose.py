@@ -1,38 +1,47 @@
 """Stage 6: from findings to a verdict — the first failing node, what happened there, and why.
 
-The algorithm, one step per function:
+The algorithm, one step per function (:func:`gather` runs steps 0–5, :func:`diagnose` all):
 
+0. **Zones** (:func:`zone_offsets`). A log that mixes epoch-stamped C++ lines with zone-less
+   Python lines tells its own zone error: neighbouring lines of the two kinds should agree.
+   A node whose zone-less lines sit a quarter-hour multiple away gets them aligned.
 1. **Node facts** (:func:`node_facts`). Per node: first and last line time, how the log ends
    (``clean`` goodbye, ``exception``, ``killed`` / exit info, or ``mid-run``: no goodbye at all),
-   versions it printed, its cluster spec and served address. Vectorized over the timeline: a
-   group-by for the times, the last few events per node for the ending, and one regex
-   prefilter over the message column for version lines.
+   versions printed, cluster spec and served address. Vectorized: one group-by for the
+   times, the last ``TAIL_EVENTS`` events per node, one regex prefilter for version and
+   TF_CONFIG lines.
 2. **Blame** (:func:`resolve_blames`). A finding whose rule ``blames`` a captured peer
-   (``/job:ps/replica:0/task:0``, ``127.0.0.1:2222``, ``ps_index``) is evidence against that
-   peer, resolved to a node id through task names, ``Started server`` addresses and the
-   majority cluster spec. ``blames: self`` makes the finding the node's own (intrinsic) error.
-   An address that only a minority cluster spec lists is not blame: it is a wrong spec.
+   (``/job:ps/replica:0/task:0``, ``127.0.0.1:2222``, ``ps_index``) — or whose gRPC error names
+   a ``remote target`` in its continuation lines — is evidence against that peer, resolved to
+   a node id through task names, ``Started server`` addresses and the majority cluster spec.
+   ``blames: self`` makes it the node's own (intrinsic) error. An address that only a
+   disagreeing cluster spec lists is not blame. A blame logged well after the blamer's own
+   first error is teardown noise (:func:`mark_early`).
 3. **Consistency** (:func:`check_consistency`). Cluster specs that disagree (the odd ones
-   out are suspects), a task missing from its own spec, two tasks on one address, differing
+   out are suspects), a task outside its own spec, two tasks on one address, differing
    TensorFlow / Python / protobuf / gRPC versions.
 4. **Clock skew** (:func:`estimate_clock_offsets`). Near-simultaneous events — start-up and
-   the burst of symptoms one crash causes on its victims — give each node pairwise time
-   differences; the node whose median difference is largest (beyond ``SKEW_MIN_S``) is
-   corrected first, and so on. A correction is applied when two kinds of event agree or the
-   offset is huge; every time compared below is corrected.
-5. **Silence** (:func:`detect_silence`). A log that ends mid-run (no goodbye, no exception)
-   while peers go on is a silent death when the node is blamed or the peers start failing
-   soon after it stops.
-6. **Scoring** (:func:`score_candidates`). Points for being blamed (more for many blamers),
-   an intrinsic error, a silent death or kill, being the odd one out in cluster spec or
-   versions; a node whose own first error blames someone else loses a point. Ties go to the
-   earliest (corrected) failure. Causal evidence (blame) thus outranks timestamps.
-7. **Verdict** (:func:`diagnose`). The winner is ``failed``; its category is its own
-   intrinsic error's, else ``cluster_spec_mismatch`` / ``version_mismatch`` when it is the
-   odd one out, else ``node_crash`` for a silent, killed or missing node. Others are
-   ``victim`` (with lag), ``silent``, ``missing`` or ``ok``. Confidence grows with the score
-   and shrinks with a close runner-up, a missing log or a verdict that depends on clock
-   correction. No error and no silent death: category ``none``.
+   the burst of first errors one failure causes on its victims — give pairwise differences;
+   the node whose median difference stands out most is corrected first, and so on. A
+   correction needs two kinds of event to agree, or a huge offset on a log that does not
+   even overlap its peers' (a task started late overlaps: its peers waited for it).
+5. **Silence** (:func:`detect_silence`, :func:`detect_blocked`). A log that ends mid-run
+   while its peers go on is a silent death when the node is blamed or its peers start
+   failing soon after it stops. A log that ends still waiting at start-up is blocked.
+6. **Scoring** (:func:`score_candidates`). Points for being blamed (more for many blamers,
+   one for late blame), an intrinsic error (one more if the log ends with it), a silent
+   death (one more if peers reacted at once), a kill, being the odd one out in cluster spec
+   or versions, having no log while peers wait or fail; a node whose own first error blames
+   someone else loses a point. Ties go to the earliest (corrected) failure, then node order.
+   Causal evidence (blame) thus outranks timestamps.
+7. **Verdict** (:func:`diagnose`). The winner is ``failed``; its category is what happened
+   there: its intrinsic error's category (``cluster_spec_mismatch`` when that is what a wrong
+   spec causes and its spec is the odd one), else the odd spec or version, ``session_blocked``
+   for a task its peers waited for, ``deadline_exceeded`` for a silent node its peers then
+   time out on (hung), else ``node_crash`` (silent, killed, missing). Others are ``victim``
+   (with lag), ``silent``, ``missing`` or ``ok``. Confidence is ``1 - 0.5 ** (score / 2)``,
+   cut for a close runner-up, a missing log or a verdict that rests on clock correction.
+   No sign of failure at all: category ``none``.
 """
 
 from __future__ import annotations
@@ -70,8 +79,8 @@ ZONE_STEP_S = 900  #: time zones are whole quarter hours apart
 SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
 BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never got further
-SILENCE_BURST_S = 120.0
-LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise  #: peers failing within this time after a node stops implicate it
+SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
+LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise
 CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
@@ -1011,6 +1020,7 @@ class Case:
     silent: dict[str, float]
     findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
     blocked: dict[str, Any] = field(default_factory=dict)  #: node → its last start-up wait row
+    zones: ZoneFix = field(default_factory=lambda: ZoneFix())
 
     @property
     def failing(self) -> bool:
@@ -1466,6 +1476,7 @@ def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> li
                 cluster=f.cluster,
                 address=f.address,
                 clock_offset_s=ev.clock.offsets.get(node),
+                zone_offset_s=ev.zones.offsets.get(node),
                 lag_s=lag,
                 blamed_by=sorted(blamed_by.get(node, ())),
             )
@@ -1582,7 +1593,9 @@ def gather(
     symptoms = errors[~errors.index.isin(intrinsic.index)]
     silent = detect_silence(facts, symptoms, blames, clock)
     blocked = detect_blocked(facts, blaming)
-    return Case(facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked)
+    return Case(
+        facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked, zones
+    )
 
 
 def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:

@@ -105,6 +105,8 @@ class NodeReport:
     cluster: dict[str, list[str]] | None = None
     address: str | None = None
     clock_offset_s: float | None = None  #: estimated offset of this node's clock (+ = ahead)
+    #: how far this node's zone-less timestamps sat from its own epoch/zoned ones (aligned)
+    zone_offset_s: float | None = None
     lag_s: float | None = None  #: for a victim: first symptom minus the root cause time
     blamed_by: list[str] = field(default_factory=list)
 
@@ -128,6 +130,7 @@ class NodeReport:
             "cluster": self.cluster,
             "address": self.address,
             "clock_offset_s": self.clock_offset_s,
+            "zone_offset_s": self.zone_offset_s,
             "lag_s": self.lag_s,
             "blamed_by": self.blamed_by or None,
         }

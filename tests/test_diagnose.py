@@ -527,3 +527,30 @@ def test_missing_blamed_node_is_the_verdict_with_ambiguity() -> None:
     assert {d.node(n).status for n in ("chief:0", "worker:0", "worker:1")} == {"victim"}
     assert d.node("worker:1").lag_s == pytest.approx(2.0)
     assert len({e.node for e in rc.evidence}) == 3
+
+
+def test_zone_offset_of_mixed_stamps_is_found_and_aligned() -> None:
+    """Epoch-stamped C++ lines and zone-less Python lines of one file disagree by 9 h."""
+    from analyzer.diagnose import aligned_times, zone_offsets
+
+    shift = pd.Timedelta(hours=-9)
+    rows = []
+    for i in range(6):
+        local = i % 2 == 1
+        rows.append(
+            {
+                "ts": T0 + pd.Timedelta(seconds=i) + (shift if local else pd.Timedelta(0)),
+                "ts_origin": "parsed" if local else "epoch",
+                "node": "worker:1",
+                "file": "w1.log",
+                "line_no": i + 1,
+            }
+        )
+    rows.append({**rows[-1], "ts_origin": "inherited", "line_no": 7})
+    rows.append({**rows[0], "node": "worker:0", "file": "w0.log"})
+    timeline = pd.DataFrame(rows)
+    fix = zone_offsets(timeline)
+    assert fix.offsets == {"worker:1": -9 * 3600.0}
+    aligned = aligned_times(timeline, fix)
+    expected = [T0 + pd.Timedelta(seconds=i) for i in (0, 1, 2, 3, 4, 5, 5, 0)]
+    assert list(aligned) == expected
