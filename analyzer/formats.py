@@ -26,6 +26,7 @@ Wrappers (``wrapper`` column), recognised when most of a file's lines carry them
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -443,6 +444,41 @@ def _keep_first_timed(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
         wanted[first[0]] = True
 
 
+_PREFIXED = ("tf_cpp", "absl", "python_logging", "python_basic")
+_ANY_START = re.compile(
+    "|".join(f"(?:{f.start})" for f in LINE_FORMATS) + "|" + re.escape(_TRACEBACK_START)
+)
+_MAX_CONTINUATION = 20
+
+
+def _attach_continuations(
+    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, window
+) -> pa.Array:
+    """Give each warning-or-worse line the unprefixed lines that follow it as its ``detail``.
+
+    TensorFlow prints the peer of an error on such lines (``Additional GRPC error information
+    from remote target /job:ps/replica:0/task:0 ...``). They stay events of their own too.
+    """
+    serious = pc.and_(
+        pc.is_in(levels, pa.array(["WARNING", "ERROR", "FATAL"], pa.large_string())),
+        pc.is_in(fmt, pa.array(_PREFIXED, pa.large_string())),
+    )
+    at = np.flatnonzero(_bool(pc.and_(serious, pc.is_null(detail))))
+    if not len(at):
+        return detail
+    values: list[str | None] = []
+    for row in rows[at].tolist():
+        following = []
+        for line in window(row + 1, _MAX_CONTINUATION):
+            if not line.strip() or _ANY_START.match(line):
+                break
+            following.append(line)
+        values.append("\n".join(following) if following else None)
+    mask = np.zeros(len(rows), dtype=bool)
+    mask[at] = True
+    return pc.replace_with_mask(detail, pa.array(mask), pa.array(values, pa.large_string()))
+
+
 def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
     """Parse the decompressed bytes of one source into events (see :class:`ParsedLines`).
 
@@ -532,6 +568,7 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
 
     levels = table["level"].combine_chunks()
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
+    detail = _attach_continuations(rows, fmt, levels, detail, window)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
     rows_arr = pa.array(rows)
     nulls = pa.nulls(len(rows), pa.large_string())
