@@ -78,12 +78,15 @@ SKEW_HUGE_S = 600.0  #: an offset this large is a clock (or zone) error even on 
 ZONE_STEP_S = 900  #: time zones are whole quarter hours apart
 SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
+START_WAIT_S = 10.0  #: start-up waits shorter than this are normal
 BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never got further
 SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
 LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise
+REGEX_TIMEOUT_S = 0.5  #: per rule re-run over an error's continuation lines
 CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
+SHORT_MESSAGE = 60  #: evidence lines shorter than this show their continuation lines too
 TEXT_LIMIT = 300
 
 #: Substrings of the lines this module reads beyond the rules' matches (for a condensed ingest).
@@ -564,6 +567,18 @@ def _blamed_peer(
     return None, None
 
 
+def _captures_in(rule: Any, text: str) -> dict[str, str]:
+    """The rule's named groups over the full text (its continuation lines included)."""
+    compiled = getattr(rule, "compiled", None)
+    if compiled is None or not text:
+        return {}
+    try:
+        m = compiled.search(text, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        return {}
+    return {k: v for k, v in m.groupdict().items() if v is not None} if m else {}
+
+
 def _remote_targets(text: str) -> list[tuple[str, str]]:
     """``remote target /job:...`` in a gRPC error: the task whose RPC failed.
 
@@ -597,6 +612,8 @@ def resolve_blames(
         rule = _rule(rules, f.get("pattern_id"))
         blames = getattr(rule, "blames", None)
         captures = f.get("captures") if isinstance(f.get("captures"), dict) else {}
+        if blames and blames != "self" and blames not in captures:
+            captures = {**_captures_in(rule, texts.get(row_id, "")), **captures}
         victim = str(f["node"])
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
@@ -937,9 +954,10 @@ def detect_silence(
         if not others:
             continue
         after = _seconds(max(others) - last[node])
-        if after < SILENCE_GRACE_S:
+        if after <= 0:
             continue
-        if node in blamed or f.ending == "killed" or _reacted(reactions, node, last[node]):
+        implicated = node in blamed or _reacted(reactions, node, last[node])
+        if implicated or (f.ending == "killed" and after >= SILENCE_GRACE_S):
             silent[node] = after
     return silent
 
@@ -1123,6 +1141,31 @@ def score_candidates(ev: Case) -> list[Candidate]:
     )
 
 
+def drop_transient_waits(blames: pd.DataFrame, facts: dict[str, Facts]) -> pd.DataFrame:
+    """Forget start-up waits for a task that came up within ``START_WAIT_S``: normal start-up.
+
+    A wait counts when the awaited task left no log, or started ``START_WAIT_S`` after the
+    first wait, or the same node kept waiting for it that long.
+    """
+    if blames.empty:
+        return blames
+    waits = blames[~blames["self"] & (blames["category"] == "session_blocked")]
+    keep = pd.Series(True, index=blames.index)
+    for (_victim, blamed), group in waits.groupby(["victim", "blamed"]):
+        times = _utc(group["ts"])
+        f = facts.get(str(blamed))
+        late_start = (
+            f is not None
+            and f.first_time is not None
+            and not pd.isna(f.first_time)
+            and _seconds(f.first_time - times.min()) >= START_WAIT_S
+        )
+        long_wait = _seconds(times.max() - times.min()) >= START_WAIT_S
+        if not (f is None or f.missing or late_start or long_wait):
+            keep[group.index] = False
+    return blames[keep.to_numpy()]
+
+
 def mark_early(blames: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
     """Flag each blame ``early`` when it comes with the blamer's first error.
 
@@ -1186,7 +1229,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "session_blocked", None
     if node in ev.silent and _peers_timed_out(node, ev):
         return "deadline_exceeded", None
-    if node not in ev.silent and node in ev.waited_for() and f is not None:
+    if node not in ev.silent and f is not None and _only_waited_for(node, ev):
         return "session_blocked", None
     if (
         f is None
@@ -1199,6 +1242,12 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+def _only_waited_for(node: str, ev: Case) -> bool:
+    """Are all early blames against ``node`` start-up waits (none says it failed later)?"""
+    against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"] & ev.blames["early"]]
+    return bool(len(against)) and (against["category"] == "session_blocked").all()
 
 
 def _peers_timed_out(node: str, ev: Case) -> bool:
@@ -1226,6 +1275,15 @@ def _confidence(cands: list[Candidate]) -> float:
     return conf
 
 
+def _evidence_text(event: dict | pd.Series) -> str:
+    """The line's message; a short one with its continuation lines (``Example stragglers:``)."""
+    message = _text(event.get("message"))
+    full = _text(event.get("full_text"))
+    if len(message.strip()) < SHORT_MESSAGE and len(full) > len(message):
+        return _clip(full)
+    return _clip(message)
+
+
 def _evidence_line(
     node: str, event: dict | pd.Series | None, why: str, clock: ClockEstimate
 ) -> Evidence | None:
@@ -1241,7 +1299,7 @@ def _evidence_line(
         line_no=int(get("line_no"))
         if get("line_no") is not None and not pd.isna(get("line_no"))
         else None,
-        text=_clip(get("message")),
+        text=_evidence_text(event),
         why=why,
     )
 
@@ -1584,10 +1642,12 @@ def gather(
     facts = node_facts(timeline, ingest)
     consistency = check_consistency(facts)
     directory = PeerDirectory(facts, consistency.majority_nodes)
+    texts = finding_texts(timeline, _blaming(findings))
+    findings = findings.assign(full_text=[texts.get(r) for r in findings.index])
     errors = _errors(findings)
     blaming = _blaming(findings)
-    blames = resolve_blames(blaming, directory, rules, finding_texts(timeline, blaming))
-    blames = mark_early(blames, errors)
+    blames = resolve_blames(blaming, directory, rules, texts)
+    blames = mark_early(drop_transient_waits(blames, facts), errors)
     clock = estimate_clock_offsets(facts, blames)
     intrinsic = _intrinsic_findings(errors, blames)
     symptoms = errors[~errors.index.isin(intrinsic.index)]
