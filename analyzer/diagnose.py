@@ -762,17 +762,23 @@ def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
 
 
 def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
-    seen: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for f in facts.values():
+    """Two tasks on one address, within any one node's cluster spec."""
+    for f in sorted(facts.values(), key=lambda f: _node_order(f.node)):
+        seen: dict[tuple[str, str], list[str]] = defaultdict(list)
+        raw: dict[tuple[str, str], str] = {}
         for job, addrs in (f.cluster or {}).items():
             for i, addr in enumerate(addrs):
                 if key := _address_key(addr):
-                    seen[key].add(f"{job}:{i}")
-    for key, tasks in seen.items():
-        if len(tasks) > 1:
-            address = ":".join(key)
-            out.shared_addresses[address] = sorted(tasks)
-            out.messages.append(f"Tasks {', '.join(sorted(tasks))} share one address {address}.")
+                    seen[key].append(f"{job}:{i}")
+                    raw.setdefault(key, addr)
+        for key, tasks in seen.items():
+            address = raw[key]
+            if len(tasks) > 1 and address not in out.shared_addresses:
+                out.shared_addresses[address] = sorted(tasks)
+                out.messages.append(
+                    f"{f.node}'s cluster spec puts {', '.join(sorted(tasks))} on one address "
+                    f"{address}."
+                )
 
 
 def _check_versions(facts: dict[str, Facts], out: Consistency) -> None:
