@@ -84,6 +84,7 @@ SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops im
 LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise
 REGEX_TIMEOUT_S = 0.5  #: per rule re-run over an error's continuation lines
 CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
+CLEAN_LOOKBACK = 8  #: a goodbye among a log's last this-many info lines makes a clean end
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
 SHORT_MESSAGE = 60  #: evidence lines shorter than this show their continuation lines too
@@ -179,7 +180,7 @@ CATEGORY_PHRASE = {
 _CLEAN_RE = re.compile(
     r"shutting down|shut down|training (?:finished|complete)|finished after|job finished"
     r"|exiting (?:cleanly|normally)|exit(?:ed)? with (?:code|status) 0\b|goodbye|all done"
-    r"|successfully (?:finished|completed)",
+    r"|successfully (?:finished|completed)|stopping (?:the )?(?:cluster|workers|server)",
     re.I,
 )
 _KILLED_RE = re.compile(
@@ -388,6 +389,7 @@ def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
             exit_info, exit_line = m["text"], _event(row)
     if exit_info and _KILLED_RE.search(exit_info):
         return "killed", exit_info, exit_line
+    progress = 0
     for row in reversed(list(tail.itertuples(index=False))):
         if _CLEAN_RE.search(_text(row.message)):
             return "clean", exit_info, exit_line
@@ -397,9 +399,11 @@ def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
             "cpp_stacktrace",
         ):
             return "exception", exit_info, exit_line
-        if level in ("INFO", "DEBUG"):  # ordinary progress was the last word
-            break
-        # level-less continuation lines and warnings: look further back
+        if level in ("INFO", "DEBUG"):
+            progress += 1
+            if progress >= CLEAN_LOOKBACK:  # ordinary progress was the last word
+                break
+        # level-less continuation lines, warnings, a short teardown: look further back
     return "mid-run", exit_info, exit_line
 
 
