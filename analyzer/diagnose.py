@@ -83,7 +83,8 @@ BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never g
 SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
 LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise
 REGEX_TIMEOUT_S = 0.5  #: per rule re-run over an error's continuation lines
-CONTINUATION_LINES = 4  #: level-less lines after an error that still belong to it
+CONTINUATION_LINES = 12  #: level-less lines after an error that still belong to it
+CONTINUATION_BEFORE = 2  #: lines before a level-less finding that it belongs with
 CLEAN_LOOKBACK = 8  #: a goodbye among a log's last this-many info lines makes a clean end
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
@@ -207,6 +208,8 @@ _VERSION_RES = {
 }
 _REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
 _PROPAGATED_RE = re.compile(r"grpc_message:\s*\"(?:[^\"]*aborted by|Cancelled|CANCELLED)", re.I)
+_CANCELLED_RE = re.compile(r"CancelledError|\bCANCELLED\b")
+_CLOSING_QUOTE_RE = re.compile(r'(?<!\\)"')
 _TASK_RE = re.compile(r"/job:(?P<job>[\w-]+)(?:/replica:\d+)?/task:(?P<index>\d+)")
 _ADDRESS_RE = re.compile(
     r"^(?:ipv[46]:|grpc://|dns:///?)?(?P<host>\[[^\]]+\]|[\w.\-]+):(?P<port>\d+)$"
@@ -586,17 +589,30 @@ def _captures_in(rule: Any, text: str) -> dict[str, str]:
 def _remote_targets(text: str) -> list[tuple[str, str]]:
     """``remote target /job:...`` in a gRPC error: the task whose RPC failed.
 
-    A target whose own error is an abort propagated from elsewhere (``Collective ops is
-    aborted by``) is a fellow victim, not the culprit, and is skipped.
+    A target that only relayed an error (the next ``remote target`` sits inside its own
+    ``grpc_message``) is skipped for the inner one, the origin. A target whose own error is
+    an abort propagated from elsewhere (``Collective ops is aborted by``, ``CANCELLED``) is a
+    fellow victim, not the culprit, and is skipped too.
     """
     out = []
     matches = list(_REMOTE_TARGET_RE.finditer(text))
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        if _PROPAGATED_RE.search(text[m.end() : min(end, m.end() + 400)]):
+        segment = text[m.end() : end]
+        if i + 1 < len(matches) and _relays(segment):
+            continue
+        if _PROPAGATED_RE.search(segment[:400]):
             continue
         out.append(("remote_target", m.group(1)))
     return out
+
+
+def _relays(segment: str) -> bool:
+    """Does a ``grpc_message:"`` string open in ``segment`` and stay open to its end?"""
+    opened = segment.find('grpc_message:"')
+    if opened < 0:
+        return False
+    return _CLOSING_QUOTE_RE.search(segment, opened + len('grpc_message:"')) is None
 
 
 def resolve_blames(
@@ -621,6 +637,8 @@ def resolve_blames(
         victim = str(f["node"])
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
+        elif _CANCELLED_RE.search(_text(f.get("message"))):
+            continue  # a cancelled call says nothing about the peer it went to
         else:
             values = _remote_targets(texts.get(row_id, "")) + _candidate_values(captures, blames)
             blamed, how = _blamed_peer(victim, values, directory)
@@ -644,16 +662,18 @@ def resolve_blames(
 
 
 def finding_texts(timeline: pd.DataFrame, findings: pd.DataFrame) -> dict[Any, str]:
-    """Each finding's full text: message, detail, and the plain continuation lines after it.
+    """Each finding's full text: message, detail, and the level-less lines that belong to it.
 
     gRPC's ``Additional GRPC error information from remote target ...`` often follows the error
-    line as separate, level-less lines of the same file; they belong to the finding.
+    line as separate, level-less lines of the same file: they belong to a leveled finding. A
+    finding that is itself such a level-less line belongs with the line or two before it.
     """
     if findings is None or findings.empty or timeline.empty:
         return {}
     positions = timeline.index.get_indexer(findings.index)
-    wanted = sorted({p + k for p in positions if p >= 0 for k in range(CONTINUATION_LINES + 1)})
-    wanted = [p for p in wanted if p < len(timeline)]
+    span = range(-CONTINUATION_BEFORE, CONTINUATION_LINES + 1)
+    wanted = sorted({p + k for p in positions if p >= 0 for k in span})
+    wanted = [p for p in wanted if 0 <= p < len(timeline)]
     cols = [c for c in ("node", "file", "line_no", "format", "message", "detail") if c in timeline]
     part = timeline.iloc[wanted][cols]
     rows = {p: r for p, r in zip(wanted, part.itertuples(index=False), strict=True)}
@@ -663,25 +683,34 @@ def finding_texts(timeline: pd.DataFrame, findings: pd.DataFrame) -> dict[Any, s
             continue
         head = rows[pos]
         lines = [_text(head.message), _text(getattr(head, "detail", None))]
-        for k in range(1, CONTINUATION_LINES + 1):
-            nxt = rows.get(pos + k)
-            if not _continues(head, nxt, k):
-                break
-            lines.append(_text(nxt.message))
+        if _is_plain(head):  # a continuation itself: take the lines just before it
+            for k in range(1, CONTINUATION_BEFORE + 1):
+                prev = rows.get(pos - k)
+                if not _continues(prev, head, k) or not _is_plain(prev):
+                    break
+                lines.insert(0, _text(prev.message))
+        else:
+            for k in range(1, CONTINUATION_LINES + 1):
+                nxt = rows.get(pos + k)
+                if not _continues(head, nxt, k) or not _is_plain(nxt):
+                    break
+                lines.append(_text(nxt.message))
         texts[label] = "\n".join(x for x in lines if x)
     return texts
 
 
-def _continues(head: Any, nxt: Any, k: int) -> bool:
-    """Is ``nxt`` the k-th level-less continuation line of ``head`` in the same file?"""
-    if nxt is None or nxt.node != head.node or nxt.file != head.file:
+def _is_plain(row: Any) -> bool:
+    return _text(getattr(row, "format", None)) in ("plain", "")
+
+
+def _continues(first: Any, later: Any, k: int) -> bool:
+    """Is ``later`` within ``k`` (+2 for blank lines) lines after ``first`` in the same file?"""
+    if first is None or later is None or first.node != later.node or first.file != later.file:
         return False
     try:
-        if int(nxt.line_no) > int(head.line_no) + k + 2:
-            return False
+        return 0 < int(later.line_no) - int(first.line_no) <= k + 2
     except (TypeError, ValueError):
         return False
-    return _text(getattr(nxt, "format", None)) in ("plain", "")
 
 
 # --------------------------------------------------------------------------- 3. consistency

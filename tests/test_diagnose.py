@@ -554,3 +554,35 @@ def test_zone_offset_of_mixed_stamps_is_found_and_aligned() -> None:
     aligned = aligned_times(timeline, fix)
     expected = [T0 + pd.Timedelta(seconds=i) for i in (0, 1, 2, 3, 4, 5, 5, 0)]
     assert list(aligned) == expected
+
+
+def test_nested_remote_target_blames_the_origin_not_the_relay() -> None:
+    from analyzer.diagnose import _remote_targets
+
+    relayed = (
+        "Additional GRPC error information from remote target /job:worker/replica:0/task:0 "
+        'while calling Enqueue:\n:UNKNOWN:Error received from peer  {grpc_message:"(0) '
+        "UNAVAILABLE: reset\\nAdditional GRPC error information from remote target "
+        '/job:ps/replica:0/task:0/device:CPU:0 while calling Run:\\n:UNKNOWN: {grpc_status:14}"}'
+    )
+    assert _remote_targets(relayed) == [("remote_target", "/job:ps/replica:0/task:0")]
+    aborted = (
+        "Additional GRPC error information from remote target /job:worker/replica:0/task:1 ...\n"
+        ':UNKNOWN:Error received from peer  {grpc_message:"recvmsg:Connection reset by peer", '
+        "grpc_status:14}\nAdditional GRPC error information from remote target "
+        '/job:worker/replica:0/task:2 ...\n:UNKNOWN:Error received from peer  {grpc_message:"'
+        'Collective ops is aborted by: recvmsg:Connection reset by peer"}'
+    )
+    assert _remote_targets(aborted) == [("remote_target", "/job:worker/replica:0/task:1")]
+
+
+def test_cancelled_calls_blame_nobody() -> None:
+    findings = _findings(
+        [
+            {"ts": T0, "node": "chief:0", "pattern_id": "t.peer",
+             "category": "connection_unavailable",
+             "message": "Remote function on /job:worker/replica:0/task:1 failed with CancelledError",
+             "captures": {"peer_task": "/job:worker/replica:0/task:1"}},
+        ]
+    )  # fmt: skip
+    assert resolve_blames(findings, PeerDirectory(_facts()), _rules()).empty
