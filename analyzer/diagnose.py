@@ -1815,6 +1815,11 @@ def _note_inputs(ev: Case, notes: list[str]) -> None:
             f"Clock: {node}'s timestamps run {_human_duration(offset)} "
             f"{'ahead of' if offset > 0 else 'behind'} its peers' ({ev.clock.reasons[node]}); corrected."
         )
+    if not ev.clock.applied and len(ev.clock.offsets) >= 3:
+        notes.append(
+            f"Clock: no node's start-up or first errors stand out from its peers' by "
+            f"{SKEW_MIN_S:.0f} s or more; times are compared as logged."
+        )
     for node, after in ev.silent.items():
         notes.append(
             f"Silence: {node}'s log stops mid-run {_human_duration(after)} before its peers'."
