@@ -586,3 +586,30 @@ def test_cancelled_calls_blame_nobody() -> None:
         ]
     )  # fmt: skip
     assert resolve_blames(findings, PeerDirectory(_facts()), _rules()).empty
+
+
+@pytest.mark.parametrize(
+    ("lines", "ending", "exit_info"),
+    [
+        ([("INFO", "absl", "step 5"), (None, "plain", "Killed")], "killed", "Killed"),
+        ([("INFO", "absl", "step 5"), (None, "plain", "Segmentation fault (core dumped)")],
+         "killed", "Segmentation fault (core dumped)"),
+        ([("INFO", "absl", "step 5"), ("INFO", "absl", "process exited with code 137")],
+         "killed", "exited with code 137"),
+        ([("ERROR", "absl", "boom"), (None, "plain", "  more detail")], "exception", None),
+        ([("INFO", "python_logging", "training finished after 9 steps"),
+          ("INFO", "python_logging", "Stopping queue")], "clean", None),
+        ([("INFO", "absl", "step 4"), ("INFO", "absl", "step 5")], "mid-run", None),
+    ],
+)  # fmt: skip
+def test_how_a_log_ends(lines, ending, exit_info) -> None:
+    from analyzer.diagnose import _ending_of
+
+    tail = pd.DataFrame(
+        [
+            {"ts": T0, "file": "w.log", "line_no": i, "level": lvl, "format": fmt, "message": msg}
+            for i, (lvl, fmt, msg) in enumerate(lines, 1)
+        ]
+    )
+    got_ending, got_exit, _ = _ending_of(tail)
+    assert (got_ending, got_exit) == (ending, exit_info)
