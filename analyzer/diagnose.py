@@ -372,6 +372,7 @@ class Facts:
     task: dict | None = None  #: TF_CONFIG's own task entry
     missing: bool = False
     tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
+    uncaught: bool = False  #: the log ends with a Python traceback
 
 
 def _event(row: Any) -> dict:
@@ -442,8 +443,7 @@ def _tf_config_lines(rows: pd.DataFrame) -> dict[str, dict]:
 def _tails(timeline: pd.DataFrame, ts: pd.Series) -> pd.DataFrame:
     """The last ``TAIL_EVENTS`` events of each node (positions found with numpy, rows taken)."""
     codes = pd.factorize(timeline["node"])[0]
-    positions = pd.Series(np.arange(len(timeline)))[ts.notna().to_numpy()]
-    last = positions.groupby(codes[positions.to_numpy()]).tail(TAIL_EVENTS).to_numpy()
+    last = pd.Series(np.arange(len(timeline))).groupby(codes).tail(TAIL_EVENTS).to_numpy()
     cols = [c for c in ("node", "file", "line_no", "level", "format", "message") if c in timeline]
     tails = timeline.iloc[np.sort(last)][cols]
     return tails.assign(ts=ts.iloc[np.sort(last)].array, node=tails["node"].astype(str))
@@ -490,6 +490,7 @@ def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
         f.last_line = _last_meaningful(tail)
         f.tail_rows = list(tail.index)
         f.ending, f.exit_info, f.exit_line = _ending_of(tail)
+        f.uncaught = f.ending == "exception" and (tail["format"] == "python_traceback").any()
         f.versions, f.version_lines = versions.get(node, ({}, {}))
         f.tf_config_line = configs.get(node)
     return facts
@@ -1087,7 +1088,13 @@ class Case:
             or bool(self.silent)
             or bool(self.blocked)
             or bool(self.waited_for())
+            or bool(self.unexplained_exits())
         )
+
+    def unexplained_exits(self) -> set[str]:
+        """Nodes whose log ends with a traceback that no rule recognised (no error finding)."""
+        erring = set(self.errors["node"])
+        return {n for n, f in self.facts.items() if f.uncaught and n not in erring}
 
     @property
     def symptoms(self) -> pd.DataFrame:
@@ -1137,6 +1144,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
         reactions = _reactions(ev.symptoms, ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
+    for node in ev.unexplained_exits():
+        cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():
         if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
             cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
@@ -1367,6 +1376,9 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 ev.clock,
             )
         )
+    if f is not None and node in ev.unexplained_exits():
+        why = f"{node}'s log ends with an uncaught exception (no rule knows it): it died of it"
+        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
     if f is not None and f.exit_line and f.exit_line is not f.last_line:
         lines.append(
             _evidence_line(node, f.exit_line, f"how {node} exited: {f.exit_info}", ev.clock)
@@ -1503,7 +1515,8 @@ def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) 
     )
     tail = f"; affected after it: {', '.join(victims)}" if victims else ""
     what = _what_happened(node, category, ev)
-    return f"{node} ({task_name(node) or node}) {what}{when} [{category}]{tail}."
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    return f"{who} {what}{when} [{category}]{tail}."
 
 
 def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str, float | None]]:

@@ -613,3 +613,13 @@ def test_how_a_log_ends(lines, ending, exit_info) -> None:
     )
     got_ending, got_exit, _ = _ending_of(tail)
     assert (got_ending, got_exit) == (ending, exit_info)
+
+
+def test_unrecognised_traceback_at_the_end_is_a_failure(write_log, tmp_path: Path) -> None:
+    write_log(
+        "run/mystery.log",
+        'hello\nTraceback (most recent call last):\n  File "x.py", line 1\nValueError: boom\n',
+    )
+    rc = analyzer.load(tmp_path / "run").root_cause
+    assert (rc.node, rc.category) == ("mystery", "node_crash")
+    assert rc.evidence and "ValueError: boom" in rc.evidence[0].text
