@@ -235,7 +235,8 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
             s.node, s.identity = by_name, "name"
         if not s.node:
             stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
-            s.node, s.identity = stem.replace("!", "/"), "stem"
+            # a colon is for ``job:index``: a file stem never looks like one (``x:²``, ``host:22``)
+            s.node, s.identity = stem.replace("!", "/").replace(":", "_"), "stem"
 
 
 def ingest(

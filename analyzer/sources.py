@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bz2
 import contextlib
+import dataclasses
 import glob
 import io
 import lzma
@@ -18,6 +19,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -89,6 +91,18 @@ _MAGIC = {
     b"PAR1": "Parquet file",
 }
 _CHUNK = 1024 * 1024
+#: Bytes that text does not hold (all controls but tab, newlines, form feed, bell, backspace, ESC).
+_CONTROL_BYTES = bytes(c for c in [*range(32), 127] if c not in b"\t\n\r\x0b\x0c\x07\x08\x1b")
+#: Errors of a corrupt compressed stream or bundle member (data that cannot be decoded).
+_CORRUPT = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    ValueError,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+)
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,7 @@ class Source:
     compression: str | None = None  #: gzip / bz2 / xz / zstd
     size: int = 0  #: size on disk (compressed), or the member's size
     mtime: float = 0.0
+    offset: int | None = None  #: the member's header offset (a bundle may repeat a name)
 
     @property
     def logical_name(self) -> str:
@@ -174,15 +189,18 @@ def sniff_binary(head: bytes) -> str | None:
         return None
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None  # UTF-16 with BOM: text
-    sample = head[:8192]
-    nul = sample.count(b"\x00")
-    if nul > len(sample) // 10:
-        return "binary data (many NUL bytes)"
+    # NUL bytes are neutral: a log's zero-filled tail (a crash before the data was written) or
+    # leading hole (copytruncate rotation) is text around them, kept like any other line.
+    sample = head[:8192].replace(b"\x00", b"")
+    if not sample:
+        return None
+    # Control characters tell binary data (random or compressed bytes: ~10% of them); bytes
+    # that are not UTF-8 alone do not: a latin-1, cp1251 or GBK log is text, kept as escapes.
+    control = sum(sample.count(bytes([c])) for c in _CONTROL_BYTES)
     text = sample.decode("utf-8", "replace")
-    odd = text.count("\ufffd") + sum(
-        1 for ch in text if ch < " " and ch not in "\t\n\r\x0b\x0c\x1b"
-    )
-    if odd > len(text) // 10:
+    if control > len(sample) // 25 or (
+        control > len(sample) // 200 and text.count("\ufffd") > len(text) // 4
+    ):
         return "binary data (not text)"
     return None
 
@@ -211,7 +229,9 @@ def discover(paths: Iterable[str | os.PathLike[str]], *, follow_links: bool = Fa
     for path, _arg in expanded:
         if path.is_dir():
             root = path
-            for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+            for dirpath, dirnames, filenames in os.walk(
+                path, followlinks=False, onerror=_walk_error(found, root)
+            ):
                 dirnames.sort()
                 for name in sorted(filenames):
                     file_path = Path(dirpath) / name
@@ -232,7 +252,55 @@ def discover(paths: Iterable[str | os.PathLike[str]], *, follow_links: bool = Fa
                             )
         else:
             _add_file(found, path, path.name, path.parent, True, seen)
+    _valid_names(found)
+    _unique_names(found)
     return found
+
+
+def _text(name: str) -> str:
+    """A file name as valid text: bytes that are not UTF-8 become ``\\xNN`` escapes."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte made
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _valid_names(found: Discovery) -> None:
+    """Names go into Arrow, JSON and terminals: make file names that are not UTF-8 valid text."""
+    found.sources = [
+        dataclasses.replace(s, name=_text(s.name)) if not s.name.isascii() else s
+        for s in found.sources
+    ]
+    for problems in (found.skipped, found.problems):
+        problems[:] = [Problem(_text(p.file), p.problem) for p in problems]
+
+
+def _walk_error(found: Discovery, root: Path):
+    def report(exc: OSError) -> None:
+        where = Path(exc.filename or root)
+        shown = str(where.relative_to(root)) if where.is_relative_to(root) else str(where)
+        found.problems.append(Problem(shown, f"cannot read folder: {exc.strerror or exc}"))
+
+    return report
+
+
+def _unique_names(found: Discovery) -> None:
+    """Give files that share a name (``run1/worker-0.log``, ``run2/worker-0.log``) distinct ones."""
+    counts = Counter(s.name for s in found.sources)
+    if len(counts) == len(found.sources):
+        return
+    taken = set(counts)
+    for i, src in enumerate(found.sources):
+        if counts[src.name] < 2:
+            continue
+        base = str(src.path)
+        if src.member is not None:  # keep "!member" and any " (copy N)"
+            base += src.name[src.name.rfind("!" + src.member) :]
+        for name in (base, *(f"{base} ({n})" for n in range(2, len(found.sources) + 2))):
+            if name not in taken:
+                taken.add(name)
+                found.sources[i] = dataclasses.replace(src, name=name)
+                break
 
 
 def _add_linked_dir(found: Discovery, link: Path, root: Path, seen: set) -> None:
@@ -299,33 +367,62 @@ def _safe_member(name: str) -> bool:
     return not pure.is_absolute() and ".." not in pure.parts and not name.startswith("/")
 
 
+def _tar_members(path: Path) -> tuple[list[tuple[str, int, bool, bool, int]], str | None]:
+    """The members of a tar, header by header: a cut or corrupt tar keeps those before the cut."""
+    members: list[tuple[str, int, bool, bool, int]] = []
+    with tarfile.open(path, "r:*") as tf:
+        try:
+            for m in tf:
+                members.append((m.name, m.size, m.isdir(), not (m.isfile() or m.isdir()), m.offset))
+        except _CORRUPT as exc:
+            return (
+                members,
+                f"bundle is cut or corrupt after {len(members)} member(s) ({exc}); read those",
+            )
+    return members, None
+
+
 def _add_archive(found: Discovery, path: Path, display: str, st: os.stat_result) -> None:
+    cut = None
     try:
         if path.name.lower().endswith(".zip"):
             with zipfile.ZipFile(path) as zf:
-                members = [(i.filename, i.file_size, i.is_dir(), False) for i in zf.infolist()]
+                members = [
+                    (
+                        i.filename,
+                        i.file_size,
+                        i.is_dir(),
+                        stat.S_IFMT(i.external_attr >> 16) not in (0, stat.S_IFREG),  # a link
+                        i.header_offset,
+                    )
+                    for i in zf.infolist()
+                ]
             kind = "zip"
         else:
-            with tarfile.open(path, "r:*") as tf:
-                members = [
-                    (m.name, m.size, m.isdir(), not (m.isfile() or m.isdir()))
-                    for m in tf.getmembers()
-                ]
+            members, cut = _tar_members(path)
             kind = "tar"
-    except (
-        OSError,
-        tarfile.TarError,
-        zipfile.BadZipFile,
-        EOFError,
-        zlib.error,
-        lzma.LZMAError,
-    ) as exc:
+    except _CORRUPT as exc:
         found.problems.append(Problem(display, f"unreadable bundle: {exc}"))
         return
-    for name, size, is_dir, is_special in members:
+    if cut:
+        found.problems.append(Problem(display, cut))
+    names = Counter(name for name, _size, is_dir, _special, _offset in members if not is_dir)
+    copies: dict[str, int] = {}
+    for name, size, is_dir, is_special, offset in members:
         shown = f"{display}!{name}"
         if is_dir:
             continue
+        if names[name] > 1:
+            copies[name] = copies.get(name, 0) + 1
+            shown = f"{shown} (copy {copies[name]})"
+            if copies[name] == 1:
+                found.problems.append(
+                    Problem(
+                        f"{display}!{name}",
+                        f"the bundle holds {names[name]} members with this name; "
+                        "each is read as its own file (copy 1, copy 2, ...)",
+                    )
+                )
         if not _safe_member(name):
             found.problems.append(Problem(shown, "bundle member path escapes the bundle; not read"))
             continue
@@ -345,6 +442,7 @@ def _add_archive(found: Discovery, path: Path, display: str, st: os.stat_result)
                 compression=_compression_of(name),
                 size=size,
                 mtime=st.st_mtime,
+                offset=offset,
             )
         )
 
@@ -357,20 +455,80 @@ class ReadResult:
     problems: list[str] = field(default_factory=list)
 
 
+class _CrcChecked:
+    """A stored zip member read as it is, its CRC checked at its end (``problem`` if it fails)."""
+
+    def __init__(self, raw: io.BufferedIOBase, crc: int) -> None:
+        self.raw, self.crc, self.running = raw, crc, 0
+        self.problem: str | None = None
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        if data:
+            self.running = zlib.crc32(data, self.running)
+        elif self.running != self.crc and self.problem is None:
+            self.problem = (
+                "bad CRC-32: the bundle member is damaged; its bytes are kept as they are"
+            )
+        return data
+
+
+def _open_member(stack: contextlib.ExitStack, src: Source) -> io.BufferedIOBase:
+    if src.archive == "zip":
+        zf = stack.enter_context(zipfile.ZipFile(src.path))
+        infos = [i for i in zf.infolist() if i.filename == src.member]
+        info = next(
+            (i for i in infos if i.header_offset == src.offset), infos[-1] if infos else None
+        )
+        if info is None:
+            raise OSError("bundle member is gone (the bundle changed since it was listed)")
+        member = stack.enter_context(zf.open(info))
+        if getattr(member, "_expected_crc", None) is None:
+            return member
+        # zipfile checks the CRC on the last read and drops what that read returned: check it
+        # here instead, after every byte is kept
+        member._expected_crc = None
+        return _CrcChecked(member, info.CRC)
+    tf = stack.enter_context(tarfile.open(src.path, "r:*"))  # noqa: SIM115
+    for m in tf:  # header by header: a cut tar still yields the members before the cut
+        if m.name == src.member and src.offset in (None, m.offset):
+            member = tf.extractfile(m)
+            if member is None:
+                raise OSError("bundle member is not a regular file")
+            return stack.enter_context(member)
+    raise OSError("bundle member is gone (the bundle changed since it was listed)")
+
+
 @contextlib.contextmanager
 def _open_raw(src: Source) -> Iterator[io.BufferedIOBase]:
     with contextlib.ExitStack() as stack:
-        if src.archive == "zip":
-            zf = stack.enter_context(zipfile.ZipFile(src.path))
-            yield stack.enter_context(zf.open(src.member))  # type: ignore[arg-type]
-        elif src.archive == "tar":
-            tf = stack.enter_context(tarfile.open(src.path, "r:*"))
-            member = tf.extractfile(src.member)  # type: ignore[arg-type]
-            if member is None:
-                raise OSError("bundle member is not a regular file")
-            yield stack.enter_context(member)
+        if src.archive:
+            try:
+                raw = _open_member(stack, src)
+            except OSError:
+                raise
+            except (*_CORRUPT, KeyError, RuntimeError, NotImplementedError) as exc:
+                # a corrupt bundle, an encrypted or unsupported zip member
+                raise OSError(f"unreadable bundle member ({exc})") from exc
         else:
-            yield stack.enter_context(open(src.path, "rb"))
+            raw = stack.enter_context(open(src.path, "rb"))
+        yield raw
+
+
+def _read_chunks(raw: io.BufferedIOBase, size: int) -> Iterator[bytes]:
+    """Read ``raw`` to its end; where a read fails (a cut bundle member), retry with smaller
+    reads so that every byte before the cut is kept, then raise the error."""
+    while True:
+        try:
+            part = raw.read(size)
+        except _CORRUPT:
+            if size == 1:
+                raise
+            size = max(1, size // 16)
+            continue
+        if not part:
+            return
+        yield part
 
 
 def _decompressor(kind: str):
@@ -387,28 +545,67 @@ def _decompressor(kind: str):
     raise ValueError(kind)
 
 
+#: zstd has no output limit per call: small inputs bound its output (a bomb's ratio is ~40,000).
+_ZSTD_READ = 4096
+
+
+def _decompress_step(dec, kind: str, data: bytes) -> tuple[bytes, bytes | None]:
+    """Decompress at most ``_CHUNK`` bytes; return (output, input to feed next or None)."""
+    if kind == "zstd":
+        out = dec.decompress(data)
+        return out, (dec.unused_data if dec.eof else None)
+    out = dec.decompress(data, _CHUNK)
+    if dec.eof:
+        return out, dec.unused_data
+    if kind == "gzip":
+        tail = dec.unconsumed_tail
+        return out, (tail if tail or len(out) == _CHUNK else None)
+    return out, (None if dec.needs_input else b"")
+
+
+def _replay_gzip(dec, data: bytes, step: int) -> Iterator[bytes]:
+    """Feed ``data`` to ``dec`` in pieces of ``step`` bytes and yield the output up to the
+    piece that fails (which is fed again byte by byte)."""
+    for i in range(0, len(data), step):
+        piece = data[i : i + step]
+        backup = dec.copy()
+        try:
+            out = dec.decompress(piece)
+        except zlib.error:
+            if step > 1:
+                yield from _replay_gzip(backup, piece, 1)
+            return
+        if out:
+            yield out
+        if dec.eof:
+            return
+
+
 def _iter_decompressed(raw: io.BufferedIOBase, kind: str, problems: list[str]) -> Iterator[bytes]:
     dec = _decompressor(kind)
     consumed = 0
-    while True:
-        chunk = raw.read(_CHUNK)
-        if not chunk:
-            break
+    read_size = _ZSTD_READ if kind == "zstd" else _CHUNK
+    for chunk in _read_chunks(raw, read_size):
         consumed += len(chunk)
-        while chunk:
+        pending: bytes | None = chunk
+        while pending is not None:
+            if getattr(dec, "eof", False):
+                if not pending:
+                    break
+                # gzip, bz2 and xz files may hold several streams one after the other
+                dec = _decompressor(kind)
+            backup = dec.copy() if kind == "gzip" else None
             try:
-                out = dec.decompress(chunk)
-            except (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError) as exc:
+                out, pending = _decompress_step(dec, kind, pending)
+            except _CORRUPT as exc:
+                if backup is not None:  # decode again up to the bad byte: keep all before it
+                    yield from _replay_gzip(backup, pending, 256)
                 problems.append(
                     f"corrupt {kind} data after {consumed:,} compressed bytes ({exc}); kept what came before"
                 )
                 return
             if out:
                 yield out
-            # gzip and bz2 files may hold several streams one after the other
-            chunk = getattr(dec, "unused_data", b"") if getattr(dec, "eof", False) else b""
-            if chunk:
-                dec = _decompressor(kind)
     if not getattr(dec, "eof", True):
         problems.append(
             f"truncated {kind} stream (it ends before its end marker); kept what it held"
@@ -429,15 +626,24 @@ def read_source(src: Source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResul
         if src.compression:
             stream = _iter_decompressed(raw, src.compression, problems)
         else:
-            stream = iter(lambda: raw.read(_CHUNK), b"")
-        for part in stream:
-            if total + len(part) > max_bytes:
-                parts.append(part[: max_bytes - total])
-                total = max_bytes
-                problems.append(
-                    f"stopped reading at the cap of {max_bytes:,} bytes (decompressed); the rest is not analyzed"
-                )
-                break
-            parts.append(part)
-            total += len(part)
+            # a damaged zip member loses what its failing read decoded: read it in small steps
+            stream = _read_chunks(raw, _CHUNK if src.archive != "zip" else 64 * 1024)
+        try:
+            for part in stream:
+                if total + len(part) > max_bytes:
+                    parts.append(part[: max_bytes - total])
+                    total = max_bytes
+                    problems.append(
+                        f"stopped reading at the cap of {max_bytes:,} bytes (decompressed); the rest is not analyzed"
+                    )
+                    break
+                parts.append(part)
+                total += len(part)
+        except _CORRUPT as exc:  # a cut bundle member, a bad CRC, an I/O error mid-file
+            problems.append(
+                f"read error after {total:,} bytes ({exc.__class__.__name__}: {exc}); "
+                "kept what came before"
+            )
+        if getattr(raw, "problem", None):
+            problems.append(raw.problem)  # type: ignore[attr-defined]
     return ReadResult(b"".join(parts), problems)
