@@ -416,26 +416,26 @@ def _select(
 
 
 def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
-    """Keep, for each kept line without a time of its own, the timed line it inherits from."""
+    """Keep, for each kept line without a time of its own, the timed line it inherits from.
+
+    Steps back from all untimed rows at once, one line per step, testing only the rows still
+    unresolved: most resolve in a step or two (a traceback or a proto dump takes more).
+    """
     rows = np.flatnonzero(wanted)
-    untimed = np.setdiff1d(rows, _match_rows(lines, _HAS_TIME, rows), assume_unique=True)
-    if not len(untimed):
-        return
-    n = len(wanted)
-    if len(untimed) * _LOOK_BACK < n // 2:  # look back a window before each: few rows to test
-        around = np.unique(np.clip(untimed[:, None] - np.arange(1, _LOOK_BACK + 1), 0, None))
-        timed = _match_rows(lines, _HAS_TIME, around)
-        before = np.searchsorted(timed, untimed) - 1
-        found = (before >= 0) & (timed[np.maximum(before, 0)] >= untimed - _LOOK_BACK)
-        wanted[timed[before[found]]] = True
-        if (found | (untimed <= _LOOK_BACK)).all():
-            _keep_first_timed(lines, wanted)
-            return
-    timed = _match_rows(lines, _HAS_TIME)
-    before = np.searchsorted(timed, untimed) - 1
-    wanted[timed[before[before >= 0]]] = True
-    if len(timed):
-        wanted[timed[0]] = True
+    pending = np.setdiff1d(rows, _match_rows(lines, _HAS_TIME, rows), assume_unique=True)
+    step = 1
+    while len(pending) and step <= _LOOK_BACK:
+        back = pending - step
+        pending, back = pending[back >= 0], back[back >= 0]
+        timed = np.isin(back, _match_rows(lines, _HAS_TIME, back))
+        wanted[back[timed]] = True
+        pending = pending[~timed]
+        step += 1
+    if len(pending):  # far from any timed line: one pass over the whole file
+        every = _match_rows(lines, _HAS_TIME)
+        before = np.searchsorted(every, pending) - 1
+        wanted[every[before[before >= 0]]] = True
+    _keep_first_timed(lines, wanted)
 
 
 def _keep_first_timed(lines: Lines | pa.Array, wanted: np.ndarray) -> None:

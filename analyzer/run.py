@@ -194,12 +194,22 @@ DIAGNOSIS_KEYWORDS = (
     "protobuf",
     "grpcio",
     "python 3",
+    "remote target",
     "shutting down",
+    "shut down",
+    "exiting",
+    "goodbye",
     "exit code",
+    "exit status",
     "exited",
+    "returncode",
     "signal",
     "killed",
-)
+    "Segmentation fault",
+    "core dumped",
+    "Aborted",
+    "terminate called",
+)  # the specific words among analyzer.diagnose.KEYWORDS; its generic ones ("python") would keep too much
 
 
 def keep_for(rules: RuleSet):
