@@ -254,9 +254,11 @@ def _json_unescape(text: str | None) -> str | None:
     if text is None or "\\" not in text:
         return text.removesuffix("\n") if text else text
     try:
-        return json.loads(f'"{text}"').removesuffix("\n")
+        value = json.loads(f'"{text}"').removesuffix("\n")
     except ValueError:
         return text
+    # an escaped lone surrogate (\ud800) is no text Arrow can hold: keep it as the escape
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _extract_formats(inner: pa.Array) -> pa.Table:

@@ -612,12 +612,26 @@ def _iter_decompressed(raw: io.BufferedIOBase, kind: str, problems: list[str]) -
         )
 
 
+def _cap_problem(max_bytes: int) -> str:
+    return f"stopped reading at the cap of {max_bytes:,} bytes (decompressed); the rest is not analyzed"
+
+
 def read_source(src: Source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResult:
     """Read a source's bytes, decompressed, stopping at ``max_bytes``.
 
     Never raises for bad data: a truncated or corrupt stream keeps what was decoded and
     adds a problem; a file that cannot be opened raises ``OSError`` for the caller to report.
     """
+    if not src.compression and not src.archive:
+        try:  # the common case in one read: no chunk list, no join
+            with open(src.path, "rb") as f:
+                data = f.read(max_bytes + 1)
+        except OSError:
+            pass  # read again below in steps, keeping what comes before the error
+        else:
+            if len(data) <= max_bytes:
+                return ReadResult(data, [])
+            return ReadResult(data[:max_bytes], [_cap_problem(max_bytes)])
     problems: list[str] = []
     parts: list[bytes] = []
     total = 0
@@ -633,9 +647,7 @@ def read_source(src: Source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResul
                 if total + len(part) > max_bytes:
                     parts.append(part[: max_bytes - total])
                     total = max_bytes
-                    problems.append(
-                        f"stopped reading at the cap of {max_bytes:,} bytes (decompressed); the rest is not analyzed"
-                    )
+                    problems.append(_cap_problem(max_bytes))
                     break
                 parts.append(part)
                 total += len(part)
