@@ -11,6 +11,27 @@ from typing import Any
 
 STATUSES = ("ok", "failed", "victim", "silent", "missing")
 
+#: Taxonomy ids in the order of shared/taxonomy.md (the contract; tests check this list against it).
+CATEGORIES: tuple[str, ...] = (
+    "deadline_exceeded",
+    "address_in_use",
+    "connection_unavailable",
+    "name_resolution",
+    "cluster_spec_mismatch",
+    "session_blocked",
+    "version_mismatch",
+    "dtype_mismatch",
+    "shape_mismatch",
+    "oom",
+    "node_crash",
+    "coordination_failure",
+    "preemption",
+    "concurrent_write",
+    "filesystem_error",
+    "collective_error",
+    "none",
+)
+
 
 def iso(ts: Any) -> str | None:
     """A timestamp (datetime, pandas Timestamp, None/NaT) as ``2026-11-22T04:10:11.123456Z``."""

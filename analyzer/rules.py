@@ -31,26 +31,8 @@ from typing import Any
 
 import regex
 
-# Taxonomy ids (shared/taxonomy.md is the contract; tests check this list against it).
-CATEGORIES: tuple[str, ...] = (
-    "deadline_exceeded",
-    "address_in_use",
-    "connection_unavailable",
-    "name_resolution",
-    "cluster_spec_mismatch",
-    "session_blocked",
-    "version_mismatch",
-    "dtype_mismatch",
-    "shape_mismatch",
-    "oom",
-    "node_crash",
-    "coordination_failure",
-    "preemption",
-    "concurrent_write",
-    "filesystem_error",
-    "collective_error",
-    "none",
-)
+from analyzer.model import CATEGORIES
+
 SEVERITIES: tuple[str, ...] = ("info", "warning", "error", "fatal")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "FATAL")

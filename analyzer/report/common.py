@@ -17,26 +17,7 @@ if TYPE_CHECKING:
     from analyzer.model import NodeReport
     from analyzer.run import Run
 
-#: Taxonomy ids in the order of shared/taxonomy.md.
-CATEGORIES = (
-    "deadline_exceeded",
-    "address_in_use",
-    "connection_unavailable",
-    "name_resolution",
-    "cluster_spec_mismatch",
-    "session_blocked",
-    "version_mismatch",
-    "dtype_mismatch",
-    "shape_mismatch",
-    "oom",
-    "node_crash",
-    "coordination_failure",
-    "preemption",
-    "concurrent_write",
-    "filesystem_error",
-    "collective_error",
-    "none",
-)
+from analyzer.model import CATEGORIES
 
 #: One colour per category (colour-blind-aware where it matters: distinct hue and lightness).
 CATEGORY_COLORS = {
