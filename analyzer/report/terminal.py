@@ -227,6 +227,17 @@ def remediation_panel(run: Run, *, redact: bool = True) -> Panel | None:
     )
 
 
+def _assumptions(ingest: Ingest) -> dict[str, list[str]]:
+    """What the ingest assumed for times (zone, year), each distinct note once."""
+    out: dict[str, list[str]] = {}
+    for f in ingest.files:
+        for key, note in f.notes.items():
+            label = {"tz": "zone", "year": "year"}.get(key, key)
+            if note not in out.setdefault(label, []):
+                out[label].append(note)
+    return out
+
+
 def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> None:
     """Files, lines, formats and every problem met while reading."""
     console = _plain(console)
@@ -243,6 +254,8 @@ def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> No
     )
     if formats:
         console.print(_indent(Text(f"formats: {formats}", style="dim")))
+    for what, values in _assumptions(ingest).items():
+        console.print(_indent(Text(f"assumed {what}: {'; '.join(values)}", style="dim")))
     rejected = ingest.to_dict().get("rejected_reasons") or {}
     if rejected:
         console.print(
