@@ -17,6 +17,7 @@ import lzma
 import os
 import stat
 import tarfile
+import threading
 import zipfile
 import zlib
 from collections import Counter
@@ -489,14 +490,47 @@ def _open_member(stack: contextlib.ExitStack, src: Source) -> io.BufferedIOBase:
         # here instead, after every byte is kept
         member._expected_crc = None
         return _CrcChecked(member, info.CRC)
-    tf = stack.enter_context(tarfile.open(src.path, "r:*"))  # noqa: SIM115
-    for m in tf:  # header by header: a cut tar still yields the members before the cut
-        if m.name == src.member and src.offset in (None, m.offset):
-            member = tf.extractfile(m)
-            if member is None:
-                raise OSError("bundle member is not a regular file")
-            return stack.enter_context(member)
-    raise OSError("bundle member is gone (the bundle changed since it was listed)")
+    tf, info = _tar_member(src)
+    member = tf.extractfile(info)
+    if member is None:
+        raise OSError("bundle member is not a regular file")
+    return stack.enter_context(member)
+
+
+#: The tar bundle read last, kept open (one per thread): its members are read in order, so
+#: each is found by reading on from the previous one, not by reading every header again.
+_open_tars = threading.local()
+
+
+def _tar_member(src: Source) -> tuple[tarfile.TarFile, tarfile.TarInfo]:
+    st = os.stat(src.path)
+    key = (str(src.path), st.st_mtime_ns, st.st_size)
+    cache = getattr(_open_tars, "cache", None)
+    if cache is None or cache[0] != key:
+        if cache is not None:
+            cache[1].close()
+        _open_tars.cache = None
+        cache = (key, tarfile.open(src.path, "r:*"), {})  # noqa: SIM115 (kept open)
+        _open_tars.cache = cache
+    _key, tf, seen = cache
+    found = seen.get((src.member, src.offset)) or next(
+        (i for (name, _), i in seen.items() if name == src.member and src.offset is None), None
+    )
+    try:
+        while found is None:
+            info = tf.next()  # header by header: a cut tar still yields the members before the cut
+            if info is None:
+                break
+            seen[(info.name, info.offset)] = info
+            if info.name == src.member and src.offset in (None, info.offset):
+                found = info
+    except BaseException:
+        tf.close()
+        _open_tars.cache = None
+        raise
+    if found is None:
+        raise OSError("bundle member is gone (the bundle changed since it was listed)")
+    return tf, found
 
 
 @contextlib.contextmanager

@@ -594,7 +594,16 @@ def file_names(d: Path) -> Expect:
     names = ["[red]ps-0[bold].log", "new\nline.log", "worker-\udcff.log", 'sp ace\'s "q".log']
     for name in names:
         (d / os.fsencode(name).decode("utf-8", "surrogateescape")).write_bytes(joined(rows))
-    return Expect(lines={"[red]ps-0[bold].log": rows, "worker-\\xff.log": rows})
+    with zipfile.ZipFile(d / "names.zip", "w") as zf:  # a member name is a path: "[/x]" fits
+        zf.writestr("d[/x]/worker-5.log", joined(rows)[:-1])
+    return Expect(
+        [("names.zip!d[/x]/worker-5.log", "no line end")],
+        {
+            "[red]ps-0[bold].log": rows,
+            "worker-\\xff.log": rows,
+            "names.zip!d[/x]/worker-5.log": rows,
+        },
+    )
 
 
 # --------------------------------------------------------------------------------- fixtures
@@ -903,6 +912,18 @@ def _low_fd_limit(limit: int):
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
     return set_limit
+
+
+def test_a_bundle_of_2000_members(tmp_path):
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with tarfile.open(logs / "bundle.tar.gz", "w:gz") as tf:
+        for i in range(2000):
+            _tar_add(tf, f"host-{i // 100}/worker-{i}.log", joined([tf_line(i, f"member {i}")]))
+    proc = tfdiag("ingest", str(logs), "-o", str(tmp_path / "t.parquet"), cwd=tmp_path, timeout=300)
+    assert_exited_normally(proc, codes=(0,))
+    frame = read_parquet(tmp_path / "t.parquet")
+    assert len(frame) == 2000 and frame["file"].nunique() == 2000
 
 
 def test_hundreds_of_files_under_a_low_descriptor_limit(tmp_path):
