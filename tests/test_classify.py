@@ -280,18 +280,23 @@ def test_healthy_logs_give_no_error_findings():
     assert bad.empty, "\n".join(shown)
 
 
-def _scenarios() -> list[Path]:
-    return sorted(p.parent for p in SAMPLE_LOGS.glob("*/truth.json"))
+def _scenarios_with_a_telling_line() -> list[Path]:
+    """Scenarios whose root cause leaves a line of its own (not a killed or silent task, not a
+    healthy run)."""
+    folders = sorted(p.parent for p in SAMPLE_LOGS.glob("*/truth.json"))
+    return [
+        f
+        for f in folders
+        if json.loads((f / "truth.json").read_text()).get("root_cause_category")
+        not in (None, "none", "node_crash")
+    ]
 
 
-@pytest.mark.parametrize("folder", _scenarios(), ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", _scenarios_with_a_telling_line(), ids=lambda p: p.name)
 def test_sample_logs_show_their_root_cause_category(folder):
-    """Recall on the lab's real logs: unless the root cause leaves no line of its own (a killed
-    or silent task, a healthy run), some non-benign finding carries the truth's category."""
+    """Recall on the lab's real logs: some non-benign finding carries the truth's category."""
     truth = json.loads((folder / "truth.json").read_text())
     category = truth.get("root_cause_category")
-    if category in (None, "none", "node_crash"):
-        pytest.skip(f"{category}: nothing to match line by line")
     res = classify(_read_lines(folder), RULES)
     f = res.findings
     found = set(f.loc[~f["benign"], "category"])
