@@ -89,8 +89,6 @@ ALLOWED_FORMATS = {
 #: Bugs found, reported and not fixed yet: (exception type, message regex, function in the
 #: traceback). They are counted, not raised, so that a run goes past them; FUZZ_STRICT=1 raises.
 KNOWN_BUGS = [
-    # a Docker JSON log line whose text is an escaped lone surrogate ("\\ud800")
-    ("UnicodeEncodeError", r"surrogates not allowed", "_unwrap"),
     # TF_CONFIG / cluster_spec with non-numeric keys, or a task index of > 4300 digits
     ("ValueError", r"invalid literal for int|Exceeds the limit .* digits", "facts_from_content"),
 ]
