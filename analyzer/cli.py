@@ -328,6 +328,7 @@ _add_patterns_group()
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning usage errors into one line and exit code 2."""
+    from analyzer.rules import RuleError
     from analyzer.sources import UsageError
 
     command = typer.main.get_command(app)
@@ -344,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"tfdiag: {exc.format_message()}{hint}", file=sys.stderr)
         return EXIT_USAGE
-    except (Usage, UsageError) as exc:
-        print(f"tfdiag: {exc}", file=sys.stderr)
+    except (Usage, UsageError, RuleError) as exc:
+        print(f"tfdiag: {' '.join(str(exc).split())}", file=sys.stderr)
         return EXIT_USAGE
     except typer.Exit as exc:
         return exc.exit_code

@@ -283,7 +283,11 @@ def _read_file(f: Path) -> list[dict]:
     try:
         data = yaml.load(f.read_text(encoding="utf-8"), Loader=loader)
     except yaml.YAMLError as exc:
-        raise RuleError(f"{f}: not valid YAML: {exc}") from exc
+        raise RuleError(f"{f}: not valid YAML: {' '.join(str(exc).split())}") from exc
+    except UnicodeDecodeError as exc:
+        raise RuleError(
+            f"{f}: not UTF-8 text (byte {exc.start:,}); save the rules as UTF-8"
+        ) from exc
     except OSError as exc:
         raise RuleError(f"{f}: cannot read: {exc}") from exc
     if data is None:
