@@ -500,7 +500,9 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         blank = _bool(pc.or_(pc.ascii_is_space(inner), pc.equal(inner, "")))
     else:
         blank = _bool(pc.ascii_is_space(lines.view))
-    wanted = ~blank if keep is None else _select(lines, inner, blank, keep, "wts" in extra)
+    # a file shorter than the head and tail a condensed parse keeps is kept whole: no regex needed
+    whole = keep is None or n <= keep.head + keep.tail
+    wanted = ~blank if whole else _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))

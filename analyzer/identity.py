@@ -134,7 +134,7 @@ def _normalize_cluster(cluster: object) -> dict[str, list[str]] | None:
         if isinstance(addrs, str):
             addrs = [addrs]
         if isinstance(addrs, dict):  # {0: "host:port"} form
-            addrs = [addrs[k] for k in sorted(addrs, key=lambda k: int(k))]
+            addrs = [addrs[k] for k in sorted(addrs, key=lambda k: (len(str(k)), str(k)))]
         if isinstance(addrs, list | tuple):
             out[str(job)] = [str(a) for a in addrs]
     return out or None
