@@ -92,7 +92,7 @@ def read_sample_lines() -> Pools:
     # what the pattern library calls an error is an error line here too, wherever it came from
     flagged = set(_error_lines(pools.noise))
     pools.errors += [line for line in pools.noise if line in flagged]
-    # mid-run noise is what a long run prints over and over: nothing any rule looks for
+    # mid-run noise is what a long run prints over and over: nothing a rule or the diagnosis looks for
     pools.noise = [line for line in pools.noise if not _any_keyword(line)]
     return pools
 
@@ -101,8 +101,10 @@ def _any_keyword(line: str) -> bool:
     global _KEYWORDS
     if _KEYWORDS is None:
         from analyzer.rules import load_rules
+        from analyzer.run import DIAGNOSIS_KEYWORDS
 
-        _KEYWORDS = [k.lower() for rule in load_rules() for k in rule.keywords]
+        words = {k for rule in load_rules() for k in rule.keywords} | set(DIAGNOSIS_KEYWORDS)
+        _KEYWORDS = [k.lower() for k in words]
     low = line.lower()
     return any(k in low for k in _KEYWORDS)
 
