@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -102,19 +103,23 @@ def _to_str(v):
     return v if v is None or isinstance(v, str) else str(v)
 
 
-def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
-    """Rows of ``arr`` containing any keyword (case-insensitive): one RE2 pass, in parallel
-    chunks on large arrays (pyarrow releases the GIL)."""
-    import pyarrow.compute as pc
+@lru_cache(maxsize=64)
+def _alternation(keywords: tuple[str, ...]) -> str:
+    """An RE2 pattern matching any of the (literal) keywords."""
+    return "|".join(_re2_escape(k) for k in keywords)
 
+
+def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
+    """Rows of ``arr`` containing any keyword (case-insensitive): one RE2 pass (over blocks of
+    rows first, see :func:`regex_rows`), in parallel chunks on large arrays (pyarrow releases
+    the GIL)."""
     n = len(arr)
     if not keywords or n == 0:
         return np.zeros(n, dtype=bool)
-    pattern = "|".join(_re2_escape(k) for k in keywords)
+    pattern = _alternation(tuple(keywords))
 
     def run(chunk: pa.Array) -> np.ndarray:
-        res = pc.match_substring_regex(chunk, pattern, ignore_case=True)
-        return res.fill_null(False).to_numpy(zero_copy_only=False)
+        return regex_rows(chunk, pattern, ignore_case=True)
 
     workers = min(4, os.cpu_count() or 1)
     if workers < 2 or n < _PARALLEL_ROWS:
@@ -127,20 +132,127 @@ def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def regex_rows(
+    arr: pa.Array, pattern: str, *, ignore_case: bool = False, block: int = 8
+) -> np.ndarray:
+    """``pc.match_substring_regex(arr, pattern, ignore_case=...)`` as a numpy mask (null: False).
+
+    RE2 first searches blocks of ``block`` consecutive rows, each block's bytes as one string
+    (a zero-copy view of the array's buffers); only the rows of the blocks that matched are
+    then searched one by one. A row that matches makes its block match as long as the pattern
+    has no anchor or word boundary (``^``, ``$``, ``\\b``...): only such patterns may come here.
+    Worth it where few rows match: RE2's cost per searched string is then mostly saved.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def search(values: pa.Array) -> np.ndarray:
+        hit = pc.match_substring_regex(values, pattern, ignore_case=ignore_case)
+        return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+
+    n = len(arr)
+    large = pa.types.is_large_string(arr.type)
+    if n < 4 * block or not (large or pa.types.is_string(arr.type)) or arr.buffers()[2] is None:
+        return search(arr)
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if large else np.int32)
+    bounds = offsets[arr.offset : arr.offset + n + 1][np.r_[np.arange(0, n, block), n]]
+    kind = pa.LargeStringArray if large else pa.StringArray
+    blocks = kind.from_buffers(len(bounds) - 1, pa.py_buffer(bounds.copy()), arr.buffers()[2])
+    rows = np.flatnonzero(np.repeat(search(blocks), block)[:n])
+    mask = np.zeros(n, dtype=bool)
+    if len(rows):
+        mask[rows] = search(arr.take(pa.array(rows)))
+    return mask
+
+
+def _find_all(joined: str, starts: np.ndarray, kl: str) -> np.ndarray:
+    """Positions (in ``starts``) of the NUL-joined parts holding ``kl`` (non-empty, no NUL,
+    so that no occurrence spans two parts), each once: every occurrence, then its part."""
+    if kl not in joined:
+        return np.zeros(0, dtype=np.int64)
+    hits, step, find = [], len(kl), joined.find
+    pos = find(kl)
+    while pos != -1:
+        hits.append(pos)
+        pos = find(kl, pos + step)
+    return np.unique(np.searchsorted(starts, hits, side="right") - 1)
+
+
+def _joined(parts: list[str]) -> tuple[str, np.ndarray]:
+    """``parts`` joined with NUL separators, and where each part starts."""
+    lengths = np.fromiter((len(p) + 1 for p in parts), dtype=np.int64, count=len(parts))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(parts) else lengths
+    return "\x00".join(parts), starts
+
+
 class _KeywordMasks:
     """Lazily computed ``keyword -> bool mask`` over the (few) candidate texts.
 
-    The lower-cased texts are joined with NUL separators (keywords never contain NUL), so one
-    ``str.find`` scan per keyword finds every row holding it; each hit skips to the next row.
+    A row holds a keyword when its lower-cased text contains the lower-cased keyword. Rather
+    than scanning all texts per keyword, the distinct texts are split into whitespace-separated
+    words once, and each keyword narrowed down to the texts with the right words:
+
+    * a word of the keyword with whitespace on both sides is a whole word of the text (one
+      dictionary look-up);
+    * otherwise each word of the keyword lies within some word of the text: a ``str.find``
+      pass over the (far shorter) vocabulary of distinct words finds those.
+
+    Each text so found is then checked with ``in``. Keywords with no word at all (or a NUL)
+    scan all texts, joined with NUL separators, one row at a time as they always did.
     """
 
     def __init__(self, texts: list[str | None]) -> None:
-        parts = [t.lower() if isinstance(t, str) else "" for t in texts]
-        self._n = len(parts)
-        self._joined = "\x00".join(parts)
-        lengths = np.fromiter((len(p) + 1 for p in parts), dtype=np.int64, count=self._n)
-        self._starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if self._n else lengths
+        self._lower = [t.lower() if isinstance(t, str) else "" for t in texts]
+        self._n = len(self._lower)
         self._cache: dict[str, np.ndarray] = {}
+        self._words: dict[str, list[int]] | None = None
+
+    def _index(self) -> None:
+        rows_of: dict[str, list[int]] = {}  # distinct text → its rows
+        for row, text in enumerate(self._lower):
+            got = rows_of.get(text)
+            if got is None:
+                rows_of[text] = [row]
+            else:
+                got.append(row)
+        self._texts = list(rows_of)
+        self._rows_of = list(rows_of.values())
+        words: dict[str, list[int]] = {}  # word → the distinct texts holding it
+        for i, text in enumerate(self._texts):
+            for word in set(text.split()):
+                got = words.get(word)
+                if got is None:
+                    words[word] = [i]
+                else:
+                    got.append(i)
+        self._words = words
+        self._vocab = list(words)
+        self._vocab_text, self._vocab_starts = _joined(self._vocab)
+
+    def _containing(self, part: str) -> set[int]:
+        """Distinct texts with a word that contains ``part`` (no whitespace, no NUL)."""
+        words, vocab = self._words, self._vocab
+        found: set[int] = set()
+        for i in _find_all(self._vocab_text, self._vocab_starts, part).tolist():
+            found.update(words[vocab[i]])  # type: ignore[index]
+        return found
+
+    def _candidates(self, kl: str) -> list[int] | set[int] | None:
+        """Distinct texts that may hold ``kl`` (all that do), or None to scan every text."""
+        parts = kl.split()
+        if not parts or "\x00" in kl:
+            return None
+        if self._words is None:
+            self._index()
+        words = self._words
+        whole = parts[1:-1]  # whitespace on both sides
+        if len(parts) > 1:
+            whole += [p for p, edge in ((parts[0], kl[0]), (parts[-1], kl[-1])) if edge.isspace()]
+        elif kl[0].isspace() and kl[-1].isspace():
+            whole.append(parts[0])
+        if whole:
+            return min((words.get(w, []) for w in whole), key=len)  # type: ignore[union-attr]
+        return min((self._containing(p) for p in parts), key=len)
 
     def __getitem__(self, kw: str) -> np.ndarray:
         kl = kw.lower()
@@ -148,7 +260,20 @@ class _KeywordMasks:
         if got is not None:
             return got
         mask = np.zeros(self._n, dtype=bool)
-        joined, starts, n = self._joined, self._starts, self._n
+        candidates = self._candidates(kl)
+        if candidates is None:
+            self._scan_all(kl, mask)
+        else:
+            texts, rows_of = self._texts, self._rows_of
+            for i in candidates:
+                if kl in texts[i]:
+                    mask[rows_of[i]] = True
+        self._cache[kl] = mask
+        return mask
+
+    def _scan_all(self, kl: str, mask: np.ndarray) -> None:
+        joined, starts = _joined(self._lower)
+        n = self._n
         pos = joined.find(kl)
         while pos != -1:
             row = int(np.searchsorted(starts, pos, side="right")) - 1
@@ -156,8 +281,6 @@ class _KeywordMasks:
             if row + 1 >= n:
                 break
             pos = joined.find(kl, int(starts[row + 1]))
-        self._cache[kl] = mask
-        return mask
 
 
 def _empty_findings():
@@ -274,6 +397,7 @@ def classify(
     if not winner:
         return ClassifyResult(_empty_findings(), problems, len(cand_rows))
     winner.sort(key=lambda t: t[0])
+    json_of: dict[tuple, str] = {}  # many findings capture the same values
     positions = [int(cand_rows[j]) for j, _, _ in winner]
     df = pd.DataFrame(
         {
@@ -281,9 +405,7 @@ def classify(
             "pattern_id": pd.Series([r.id for _, r, _ in winner], dtype="str"),
             "category": pd.Series([r.category for _, r, _ in winner], dtype="str"),
             "severity": pd.Series([r.severity for _, r, _ in winner], dtype="str"),
-            "captures": pd.Series(
-                [json.dumps(c, sort_keys=True) for _, _, c in winner], dtype="str"
-            ),
+            "captures": pd.Series([_json(c, json_of) for _, _, c in winner], dtype="str"),
             "blames": pd.Series([r.blamed(c) for _, r, c in winner], dtype="str"),
             "benign": pd.Series([r.benign for _, r, _ in winner], dtype="bool"),
             "title": pd.Series([r.title for _, r, _ in winner], dtype="str"),
@@ -291,6 +413,18 @@ def classify(
     )
     df.index = events.index[positions]
     return ClassifyResult(df, problems, len(cand_rows))
+
+
+def _json(captures: dict, memo: dict[tuple, str]) -> str:
+    """``json.dumps(captures, sort_keys=True)``, once per distinct captures."""
+    try:
+        key = tuple(captures.items())
+        got = memo.get(key)
+    except TypeError:  # an unhashable value
+        return json.dumps(captures, sort_keys=True)
+    if got is None:
+        got = memo[key] = json.dumps(captures, sort_keys=True)
+    return got
 
 
 def _timeout_problem(events, rule: Rule, pos: int, message: str | None, timeout: float) -> str:

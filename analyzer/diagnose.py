@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, namedtuple
 from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -195,6 +196,9 @@ _EXIT_RE = re.compile(
     r"|terminate called[^\n]{0,80}|(?i:(?:received|caught|got) signal[\s:]*\w+)"
     r"|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS)\b)"
 )
+#: Lower-case words one of which every match of the pattern above contains (ASCII text).
+_CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "all done", "stopping")
+_EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
 _VERSION_RES = {
@@ -230,6 +234,64 @@ def _utc(values: Any) -> pd.Series:
         arrow = pa.chunked_array(series.array.__arrow_array__()).cast(pa.timestamp("ns"))
         series = pd.Series(arrow.to_pandas().to_numpy(), index=series.index)
     return pd.to_datetime(series, utc=True, errors="coerce")
+
+
+def _values(series: pd.Series) -> list:
+    """A column as a plain list of the values iterating it gives (``pd.NA`` for a missing
+    Arrow value), without iterating an Arrow-backed column element by element."""
+    if isinstance(series.dtype, (pd.ArrowDtype, pd.StringDtype)):
+        return series.to_numpy(dtype=object).tolist()
+    return series.tolist()
+
+
+def _column(frame: pd.DataFrame, name: str) -> list:
+    """``_values`` of a column, or Nones when the frame has no such column."""
+    return _values(frame[name]) if name in frame else [None] * len(frame)
+
+
+def _search(pattern: re.Pattern, words: tuple[str, ...], text: str) -> re.Match | None:
+    """``pattern.search(text)``, skipped when an ASCII text holds none of the ``words`` that
+    every match contains (non-ASCII text may case-fold into them: always searched)."""
+    if text.isascii():
+        lower = text.lower()
+        if not any(w in lower for w in words):
+            return None
+    return pattern.search(text)
+
+
+def _arrow_strings(series: pd.Series) -> bool:
+    """Is this an Arrow-backed string column (``string`` or ``large_string``)?"""
+    dtype = series.dtype
+    return isinstance(dtype, pd.ArrowDtype) and (
+        pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype)
+    )
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _records(frame: pd.DataFrame) -> list:
+    """``list(frame.itertuples(index=False))``, built from whole columns (fast on Arrow)."""
+    row = namedtuple("Row", list(frame.columns), rename=True)
+    columns = [_values(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    if not columns:
+        return [row() for _ in range(len(frame))]
+    return [row._make(v) for v in zip(*columns, strict=True)]
+
+
+def _utc_one(value: Any) -> Any:
+    """``_utc(pd.Series([value])).iloc[0]``, without a Series for a Timestamp."""
+    if type(value) is pd.Timestamp:
+        return value.tz_localize("UTC") if value.tz is None else value.tz_convert("UTC")
+    return _utc(pd.Series([value])).iloc[0]
+
+
+def _dict_rows(frame: pd.DataFrame) -> list[dict]:
+    """The frame's rows as dicts of the values a row Series holds (built from whole columns)."""
+    names = list(frame.columns)
+    columns = [_values(frame.iloc[:, i]) for i in range(len(names))]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def _seconds(delta: Any) -> float:
@@ -282,14 +344,92 @@ class ZoneFix:
 
 def _origin_class(timeline: pd.DataFrame) -> pd.Series:
     """Per row: 1.0 for a zone-less (local) time, 0.0 for an absolute one, NaN otherwise."""
-    origin = timeline["ts_origin"].astype(object)
-    cls = pd.Series(float("nan"), index=timeline.index)
-    cls[origin.isin(LOCAL_ORIGINS).to_numpy()] = 1.0
-    cls[origin.isin(ABSOLUTE_ORIGINS).to_numpy()] = 0.0
-    return cls
+    codes, uniques = pd.factorize(timeline["ts_origin"])
+    kinds = [
+        1.0 if u in LOCAL_ORIGINS else 0.0 if u in ABSOLUTE_ORIGINS else float("nan")
+        for u in uniques
+    ]
+    table = np.array([*kinds, float("nan")])  # code -1 (missing): NaN
+    return pd.Series(table[codes], index=timeline.index)
 
 
-def zone_offsets(timeline: pd.DataFrame) -> ZoneFix:
+class _Columns:
+    """Whole-column conversions of one timeline, each made once and shared by the steps."""
+
+    def __init__(self, timeline: pd.DataFrame):
+        self.timeline = timeline
+
+    @cached_property
+    def ts(self) -> pd.Series:
+        """``ts`` in UTC."""
+        return _utc(self.timeline["ts"])
+
+    @cached_property
+    def nodes(self) -> tuple[np.ndarray, Any]:
+        """``pd.factorize`` of ``node``."""
+        return pd.factorize(self.timeline["node"])
+
+    @cached_property
+    def files(self) -> np.ndarray:
+        """``pd.factorize`` codes of ``file``."""
+        return pd.factorize(self.timeline["file"])[0]
+
+    def plain_at(self, rows: np.ndarray) -> np.ndarray:
+        """:attr:`plain` at these positions (of an Arrow column, only these rows are read)."""
+        col = self.timeline.get("format")
+        if "plain" in self.__dict__ or col is None or not _arrow_strings(col):
+            return self.plain[rows]
+        import pyarrow.compute as pc
+
+        taken = pa.chunked_array(col.array.__arrow_array__()).take(pa.array(rows, pa.int64()))
+        plain = pc.is_in(taken, value_set=pa.array(["plain", ""], taken.type))
+        plain = pc.or_(plain.fill_null(False), pc.is_null(taken))
+        return plain.to_numpy().astype(bool) if len(rows) else np.zeros(0, dtype=bool)
+
+    @cached_property
+    def plain(self) -> np.ndarray:
+        """Per row: a level-less line (``format`` ``plain`` or none)?"""
+        if "format" not in self.timeline:
+            return np.ones(len(self.timeline), dtype=bool)
+        codes, uniques = pd.factorize(self.timeline["format"])
+        table = np.array([*(_text(u) in ("plain", "") for u in uniques), True], dtype=bool)
+        return table[codes]
+
+    @cached_property
+    def line_numbers(self) -> tuple[np.ndarray, np.ndarray]:
+        """``line_no`` as int64, and where it is a number at all (``int()`` works)."""
+        col = self.timeline["line_no"]
+        if pd.api.types.is_integer_dtype(col.dtype):
+            return col.to_numpy(dtype="int64", na_value=0), col.notna().to_numpy(dtype=bool)
+        values, ok = [], []
+        for v in _values(col):
+            try:
+                values.append(int(v))
+                ok.append(True)
+            except (TypeError, ValueError):
+                values.append(0)
+                ok.append(False)
+        return np.array(values, dtype=np.int64), np.array(ok, dtype=bool)
+
+
+def _sort_order(node: np.ndarray, file: np.ndarray, line_no: np.ndarray) -> np.ndarray:
+    """``np.lexsort((line_no, file, node))``.
+
+    A time-sorted timeline mostly has each file's lines in order already: then two stable
+    radix sorts (by file, then by node) give the lexsort's order, checked to be sorted by
+    line number too; otherwise the lexsort itself.
+    """
+    small = np.iinfo(np.uint16).max
+    if len(node) and min(node.min(), file.min()) >= 0 and max(node.max(), file.max()) <= small:
+        by_file = np.argsort(file.astype(np.uint16), kind="stable")
+        order = by_file[np.argsort(node[by_file].astype(np.uint16), kind="stable")]
+        n, f, ln = node[order], file[order], line_no[order]
+        if np.all((n[1:] != n[:-1]) | (f[1:] != f[:-1]) | (ln[1:] >= ln[:-1])):
+            return order
+    return np.lexsort((line_no, file, node))
+
+
+def zone_offsets(timeline: pd.DataFrame, *, columns: _Columns | None = None) -> ZoneFix:
     """Step 0: compare adjacent lines of one file where one time is zone-less and one is not.
 
     A log that mixes epoch-stamped C++ lines with zone-less Python lines tells its own zone
@@ -299,16 +439,20 @@ def zone_offsets(timeline: pd.DataFrame) -> ZoneFix:
     fix = ZoneFix()
     if timeline.empty or "ts_origin" not in timeline:
         return fix
+    columns = columns or _Columns(timeline)
     cls = _origin_class(timeline).to_numpy()
-    node_codes, node_names = pd.factorize(timeline["node"])
-    both = np.intersect1d(np.unique(node_codes[cls == 1.0]), np.unique(node_codes[cls == 0.0]))
-    rows = np.flatnonzero(np.isin(node_codes, both) & ~np.isnan(cls))
+    node_codes, node_names = columns.nodes
+    seen = np.zeros((2, len(node_names) + 1), dtype=bool)  # [kind, code + 1]
+    seen[1, node_codes[cls == 1.0] + 1] = True
+    seen[0, node_codes[cls == 0.0] + 1] = True
+    both = seen[0] & seen[1]  # per code + 1: the node has lines of both kinds
+    rows = np.flatnonzero(both[node_codes + 1] & ~np.isnan(cls))
     if not len(rows):
         return fix
-    file_codes = pd.factorize(timeline["file"])[0][rows]
+    file_codes = columns.files[rows]
     line_no = timeline["line_no"].to_numpy(dtype="int64", na_value=0)[rows]
-    ts = _utc(timeline["ts"]).to_numpy(dtype="datetime64[ns]").astype("int64")[rows]
-    order = np.lexsort((line_no, file_codes, node_codes[rows]))
+    ts = columns.ts.to_numpy(dtype="datetime64[ns]").astype("int64")[rows]
+    order = _sort_order(node_codes[rows], file_codes, line_no)
     node, file, kind, ts = node_codes[rows][order], file_codes[order], cls[rows][order], ts[order]
     pair = (node[1:] == node[:-1]) & (file[1:] == file[:-1]) & (kind[1:] != kind[:-1])
     # local minus absolute time of each neighbouring pair, in seconds
@@ -384,18 +528,20 @@ def _event(row: Any) -> dict:
     }
 
 
-def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
-    """How a log ends, from its last few events: (ending, exit info, the exit line)."""
+def _ending_of(tail: pd.DataFrame | list) -> tuple[str, str | None, dict | None]:
+    """How a log ends, from its last few events (a frame, or its :func:`_records`):
+    (ending, exit info, the exit line)."""
+    rows = _records(tail) if isinstance(tail, pd.DataFrame) else tail
     exit_info = exit_line = None
-    for row in tail.itertuples(index=False):
-        m = _EXIT_RE.search(_text(row.message))
+    for row in rows:
+        m = _search(_EXIT_RE, _EXIT_WORDS, _text(row.message))
         if m:
             exit_info, exit_line = m["text"], _event(row)
     if exit_info and _KILLED_RE.search(exit_info):
         return "killed", exit_info, exit_line
     progress = 0
-    for row in reversed(list(tail.itertuples(index=False))):
-        if _CLEAN_RE.search(_text(row.message)):
+    for row in reversed(rows):
+        if _search(_CLEAN_RE, _CLEAN_WORDS, _text(row.message)):
             return "clean", exit_info, exit_line
         level = _text(getattr(row, "level", None)).upper()
         if level in ("ERROR", "FATAL", "CRITICAL") or _text(getattr(row, "format", None)) in (
@@ -413,15 +559,28 @@ def _ending_of(tail: pd.DataFrame) -> tuple[str, str | None, dict | None]:
 
 def _fact_rows(timeline: pd.DataFrame) -> pd.DataFrame:
     """The few rows that may print versions or a TF_CONFIG: one vectorized regex pass."""
-    hit = timeline["message"].str.contains(_FACTS_PREFILTER, regex=True).fillna(False)
-    rows = timeline.loc[hit.astype(bool).to_numpy(), ["ts", "node", "file", "line_no", "message"]]
+    hit = _contains(timeline["message"], _FACTS_PREFILTER)
+    rows = timeline.loc[hit, ["ts", "node", "file", "line_no", "message"]]
     return rows.head(MAX_FACT_ROWS)
+
+
+def _contains(series: pd.Series, pattern: str) -> np.ndarray:
+    """``series.str.contains(pattern, regex=True).fillna(False)`` as a numpy mask; on an Arrow
+    string column through :func:`analyzer.classify.regex_rows` (RE2, as pandas runs there too,
+    over blocks of rows first: the pattern has no anchor or word boundary)."""
+    if not _arrow_strings(series):
+        return series.str.contains(pattern, regex=True).fillna(False).astype(bool).to_numpy()
+    from analyzer.classify import regex_rows
+
+    chunks = pa.chunked_array(series.array.__arrow_array__()).chunks
+    parts = [regex_rows(arr, pattern, block=64) for arr in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
 def _scan_versions(rows: pd.DataFrame) -> dict[str, tuple[dict[str, str], dict[str, dict]]]:
     """Versions each node printed (first mention of each), with the line that printed it."""
     out: dict[str, tuple[dict[str, str], dict[str, dict]]] = {}
-    for row in rows.itertuples(index=False):
+    for row in _records(rows):
         versions, lines = out.setdefault(str(row.node), ({}, {}))
         for name, rx in _VERSION_RES.items():
             if name in versions:
@@ -437,21 +596,90 @@ def _tf_config_lines(rows: pd.DataFrame) -> dict[str, dict]:
     """The first line of each node that prints its TF_CONFIG / cluster spec."""
     hit = rows["message"].str.contains("TF_CONFIG|cluster.?spec", regex=True).fillna(False)
     first = rows[hit.astype(bool).to_numpy()].drop_duplicates("node", keep="first")
-    return {str(r.node): _event(r) for r in first.itertuples(index=False)}
+    return {str(r.node): _event(r) for r in _records(first)}
 
 
-def _tails(timeline: pd.DataFrame, ts: pd.Series) -> pd.DataFrame:
-    """The last ``TAIL_EVENTS`` events of each node (positions found with numpy, rows taken)."""
-    codes = pd.factorize(timeline["node"])[0]
-    last = pd.Series(np.arange(len(timeline))).groupby(codes).tail(TAIL_EVENTS).to_numpy()
+def _tails(timeline: pd.DataFrame, ts: pd.Series, codes: np.ndarray) -> dict[str, tuple]:
+    """The last ``TAIL_EVENTS`` events of each node (positions found with numpy, rows taken):
+    node → (their index labels, their :func:`_records`), nodes in order of first appearance."""
+    last = np.sort(_last_per_group(codes, TAIL_EVENTS))
     cols = [c for c in ("node", "file", "line_no", "level", "format", "message") if c in timeline]
-    tails = timeline.iloc[np.sort(last)][cols]
-    return tails.assign(ts=ts.iloc[np.sort(last)].array, node=tails["node"].astype(str))
+    tails = timeline[cols].iloc[last]
+    rows = _records(tails.assign(ts=ts.iloc[last].array))
+    groups: dict[str, tuple[list, list]] = {}
+    for label, row in zip(tails.index.tolist(), rows, strict=True):
+        if _missing(row.node):
+            continue
+        node = str(row.node)
+        labels, own = groups.setdefault(node, ([], []))
+        labels.append(label)
+        own.append(row._replace(node=node))
+    return groups
 
 
-def _last_meaningful(tail: pd.DataFrame) -> dict:
+def _last_per_group(codes: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the last ``n`` rows of each code (``groupby(codes).tail(n)``, unordered).
+
+    Only a suffix of the rows is sorted: the shortest (of growing ones) that holds each
+    code's last ``n`` rows (all of them for a code with fewer).
+    """
+    if not len(codes):
+        return np.zeros(0, dtype=np.int64)
+    shifted = codes.astype(np.int64) + 1  # code -1 (missing) is a group too
+    need = np.minimum(np.bincount(shifted), n)
+    size = min(len(shifted), max(4 * n * len(need), 4096))
+    while True:
+        block = shifted[len(shifted) - size :]
+        have = np.bincount(block, minlength=len(need))
+        if size == len(shifted) or np.all(have >= need):
+            break
+        size = min(len(shifted), 4 * size)
+    # a stable sort of small integers is a radix sort
+    small = block.astype(np.uint16) if len(need) <= 2**16 else block
+    order = np.argsort(small, kind="stable")
+    ends = np.cumsum(have)[block[order]]
+    return len(shifted) - size + order[ends - np.arange(len(order)) <= n]
+
+
+def _first_per_group(codes: np.ndarray) -> dict[int, int]:
+    """code → position of its first row (codes ≥ 0), from the shortest prefix holding all."""
+    present = np.flatnonzero(np.bincount(codes[codes >= 0])) if len(codes) else []
+    size = min(len(codes), 4096)
+    while True:
+        block = pd.Series(codes[:size])
+        first = block[block >= 0].drop_duplicates()
+        if size == len(codes) or len(first) == len(present):
+            return dict(zip(first.tolist(), first.index.tolist(), strict=True))
+        size = min(len(codes), 4 * size)
+
+
+def _time_span(ts: pd.Series, codes: np.ndarray, names: Any) -> tuple[dict, dict]:
+    """Per node, its first and last time (min and max, NaT ignored).
+
+    In a time-sorted timeline without NaT, those are the times of its first and last row.
+    """
+    raw = ts.to_numpy(dtype="datetime64[ns]")
+    if len(raw) and not np.isnat(raw).any() and bool(np.all(raw[1:] >= raw[:-1])):
+        first = _first_per_group(codes)
+        last_rows = _last_per_group(codes, 1)
+        last = dict(zip(codes[last_rows].tolist(), last_rows.tolist(), strict=True))
+        keys = sorted(first)
+        mins = ts.iloc[[first[k] for k in keys]].tolist()
+        maxs = ts.iloc[[last[k] for k in keys]].tolist()
+        return (
+            {str(names[k]): v for k, v in zip(keys, mins, strict=True)},
+            {str(names[k]): v for k, v in zip(keys, maxs, strict=True)},
+        )
+    times = ts.groupby(codes).agg(["min", "max"])
+    return (
+        {str(names[k]): v for k, v in times["min"].items() if k >= 0},
+        {str(names[k]): v for k, v in times["max"].items() if k >= 0},
+    )
+
+
+def _last_meaningful(tail: pd.DataFrame | list) -> dict:
     """The last event with some words in it (a log may end with a lone ``}``)."""
-    rows = list(tail.itertuples(index=False))
+    rows = _records(tail) if isinstance(tail, pd.DataFrame) else tail
     for row in reversed(rows):
         if re.search(r"[A-Za-z]{3}", _text(row.message)):
             return _event(row)
@@ -474,23 +702,30 @@ def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
     return facts
 
 
-def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
+def node_facts(
+    timeline: pd.DataFrame, ingest: Ingest, *, columns: _Columns | None = None
+) -> dict[str, Facts]:
     """Step 1: per node, its times, ending, exit info, versions, cluster spec and address."""
     facts = _facts_from_ingest(ingest)
     if timeline.empty:
         return facts
-    ts = _utc(timeline["ts"])
-    times = ts.groupby(timeline["node"].astype("category").to_numpy()).agg(["min", "max"])
+    columns = columns or _Columns(timeline)
+    ts = columns.ts
+    codes, names = columns.nodes
+    firsts, lasts = _time_span(ts, codes, names)
     fact_rows = _fact_rows(timeline)
     versions = _scan_versions(fact_rows)
     configs = _tf_config_lines(fact_rows)
-    for node, tail in _tails(timeline, ts).groupby("node", sort=False):
+    for node, (labels, tail) in _tails(timeline, ts, codes).items():
         f = facts.setdefault(node, Facts(node))
-        f.first_time, f.last_time = times.loc[node, "min"], times.loc[node, "max"]
+        f.first_time, f.last_time = firsts[node], lasts[node]
         f.last_line = _last_meaningful(tail)
-        f.tail_rows = list(tail.index)
+        f.tail_rows = labels
         f.ending, f.exit_info, f.exit_line = _ending_of(tail)
-        f.uncaught = f.ending == "exception" and (tail["format"] == "python_traceback").any()
+        f.uncaught = f.ending == "exception" and any(
+            isinstance(v, str) and v == "python_traceback"
+            for v in (getattr(row, "format", None) for row in tail)
+        )
         f.versions, f.version_lines = versions.get(node, ({}, {}))
         f.tf_config_line = configs.get(node)
     return facts
@@ -499,6 +734,7 @@ def node_facts(timeline: pd.DataFrame, ingest: Ingest) -> dict[str, Facts]:
 # --------------------------------------------------------------------------- 2. blame
 
 
+@lru_cache(maxsize=4096)
 def _address_key(text: str) -> tuple[str, str] | None:
     m = _ADDRESS_RE.match(text.strip())
     if not m:
@@ -627,91 +863,185 @@ def resolve_blames(
     ``texts`` maps a finding's row to its full text (message and detail); a ``remote target``
     named there is the peer the gRPC error came from and is preferred over other captures.
     """
-    rows = []
+    columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "category", "severity"]
     texts = texts or {}
-    for row_id, f in findings.iterrows():
-        rule = _rule(rules, f.get("pattern_id"))
+    directory = _MemoDirectory(directory)
+    pattern_ids, categories = _column(findings, "pattern_id"), _column(findings, "category")
+    severities, messages = _column(findings, "severity"), _column(findings, "message")
+    captures_of = _column(findings, "captures")
+    kept: list[int] = []
+    rows: list[tuple] = []
+    rule_of: dict[Any, Any] = {}
+    memo: dict[tuple, list] = {}  # many findings repeat one text: its peers resolved once
+    resolved: dict[tuple[int, str], tuple[str | None, str | None]] = {}
+    for i, (row_id, node) in enumerate(
+        zip(findings.index.tolist(), _values(findings["node"]), strict=True)
+    ):
+        pattern_id = pattern_ids[i]
+        try:
+            rule = rule_of[pattern_id]
+        except KeyError:
+            rule = rule_of[pattern_id] = _rule(rules, pattern_id)
+        except TypeError:  # an unhashable pattern id
+            rule = _rule(rules, pattern_id)
         blames = getattr(rule, "blames", None)
-        captures = f.get("captures") if isinstance(f.get("captures"), dict) else {}
-        if blames and blames != "self" and blames not in captures:
-            captures = {**_captures_in(rule, texts.get(row_id, "")), **captures}
-        victim = str(f["node"])
+        victim = str(node)
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
-        elif _CANCELLED_RE.search(_text(f.get("message"))):
-            continue  # a cancelled call says nothing about the peer it went to
         else:
-            values = _remote_targets(texts.get(row_id, "")) + _candidate_values(captures, blames)
-            blamed, how = _blamed_peer(victim, values, directory)
-        if blamed is None:
-            continue
+            message = _text(messages[i])
+            if ("CancelledError" in message or "CANCELLED" in message) and _CANCELLED_RE.search(
+                message
+            ):
+                continue  # a cancelled call says nothing about the peer it went to
+            captures = captures_of[i] if isinstance(captures_of[i], dict) else {}
+            text = texts.get(row_id, "")
+            try:
+                key = (pattern_id, text, tuple(captures.items()))
+                values = memo.get(key)
+            except TypeError:  # an unhashable capture
+                key, values = None, None
+            if values is None:
+                values = _peer_values(rule, blames, captures, text)
+                if key is None:
+                    blamed, how = _blamed_peer(victim, values, directory)
+                else:
+                    memo[key] = values
+            if key is not None:  # (values is then the memo's own list: its id stays its own)
+                who = (id(values), victim)
+                got = resolved.get(who)
+                if got is None:
+                    got = resolved[who] = _blamed_peer(victim, values, directory)
+                blamed, how = got
+            if blamed is None:
+                continue
+        kept.append(i)
         rows.append(
-            {
-                "row": row_id,
-                "victim": victim,
-                "blamed": blamed,
-                "self": blamed == victim,
-                "how": how,
-                "ts": f["ts"],
-                "pattern_id": f.get("pattern_id"),
-                "category": f.get("category"),
-                "severity": f.get("severity"),
-            }
+            (
+                row_id,
+                victim,
+                blamed,
+                blamed == victim,
+                how,
+                pattern_id,
+                categories[i],
+                severities[i],
+            )
         )
-    columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "category", "severity"]
-    return pd.DataFrame(rows, columns=columns)
+    if not kept:
+        return pd.DataFrame([], columns=columns)
+    names = ["row", "victim", "blamed", "self", "how", "pattern_id", "category", "severity"]
+    out: dict[str, Any] = {n: list(v) for n, v in zip(names, zip(*rows, strict=True), strict=True)}
+    ts = findings["ts"].iloc[kept]
+    if isinstance(ts.dtype, pd.ArrowDtype) and pa.types.is_timestamp(ts.dtype.pyarrow_dtype):
+        # the column a list of its Timestamps would give, through Arrow
+        out["ts"] = pa.chunked_array(ts.array.__arrow_array__()).to_pandas().array
+    else:
+        out["ts"] = ts.tolist()
+    return pd.DataFrame(out, columns=columns)
 
 
-def finding_texts(timeline: pd.DataFrame, findings: pd.DataFrame) -> dict[Any, str]:
+def _peer_values(rule: Any, blames: str | None, captures: dict, text: str) -> list:
+    """What a (non-self) finding names, in order of preference: the remote targets in its
+    full text, then the rule's ``blames`` capture and other peer captures (over the full
+    text too when the line itself lacks the ``blames`` group)."""
+    if blames and blames not in captures:
+        captures = {**_captures_in(rule, text), **captures}
+    return _remote_targets(text) + _candidate_values(captures, blames)
+
+
+class _MemoDirectory:
+    """A :class:`PeerDirectory` that resolves each (group, value) once."""
+
+    def __init__(self, directory: PeerDirectory):
+        self._directory = directory
+        self._memo: dict[tuple[str, str], tuple[str | None, str]] = {}
+
+    def resolve(self, group: str, value: str) -> tuple[str | None, str]:
+        key = (group, value)
+        try:
+            got = self._memo.get(key)
+        except TypeError:  # an unhashable capture
+            return self._directory.resolve(group, value)
+        if got is None:
+            got = self._memo[key] = self._directory.resolve(group, value)
+        return got
+
+
+def finding_texts(
+    timeline: pd.DataFrame, findings: pd.DataFrame, *, columns: _Columns | None = None
+) -> dict[Any, str]:
     """Each finding's full text: message, detail, and the level-less lines that belong to it.
 
     gRPC's ``Additional GRPC error information from remote target ...`` often follows the error
     line as separate, level-less lines of the same file: they belong to a leveled finding. A
     finding that is itself such a level-less line belongs with the line or two before it.
+
+    A line continues a finding when it is level-less (format ``plain`` or none), of the same
+    node and file, and within ``k`` (+2 for blank lines) lines of it, ``k`` lines on; the
+    continuation stops at the first line that does not. Found for all findings at once (numpy,
+    one step per ``k``); only the messages of the lines taken are converted to text.
     """
     if findings is None or findings.empty or timeline.empty:
         return {}
+    columns = columns or _Columns(timeline)
+    n = len(timeline)
     positions = timeline.index.get_indexer(findings.index)
-    span = range(-CONTINUATION_BEFORE, CONTINUATION_LINES + 1)
-    wanted = sorted({p + k for p in positions if p >= 0 for k in span})
-    wanted = [p for p in wanted if 0 <= p < len(timeline)]
-    cols = [c for c in ("node", "file", "line_no", "format", "message", "detail") if c in timeline]
-    part = timeline.iloc[wanted][cols]
-    rows = {p: r for p, r in zip(wanted, part.itertuples(index=False), strict=True)}
+    found = positions >= 0
+    heads = positions[found]
+    node, file, plain_at = columns.nodes[0], columns.files, columns.plain_at
+    line, line_ok = columns.line_numbers
+    # a missing node or file continues nothing (as NaN != NaN)
+    head_ok = (node[heads] >= 0) & (file[heads] >= 0) & line_ok[heads]
+
+    def extent(live: np.ndarray, steps: int, sign: int) -> np.ndarray:
+        """For the findings ``live`` (indices into ``heads``): how many lines, one after another
+        ``sign``-wards, continue each (``_continues`` and level-less)."""
+        count = np.zeros(len(heads), dtype=np.int64)
+        live = live[head_ok[live]]
+        for k in range(1, steps + 1):
+            rows = heads[live] + sign * k
+            inside = (rows >= 0) & (rows < n)
+            live, rows = live[inside], rows[inside]
+            h = heads[live]
+            gap = (line[rows] - line[h]) * sign
+            ok = (node[rows] == node[h]) & (file[rows] == file[h]) & line_ok[rows]
+            ok &= (gap > 0) & (gap <= k + 2)
+            ok[ok] = plain_at(rows[ok])
+            live = live[ok]
+            count[live] += 1
+            if not len(live):
+                break
+        return count
+
+    head_plain = plain_at(heads)
+    # a leveled finding: the plain lines after it; a continuation itself: the lines before it
+    after = extent(np.flatnonzero(~head_plain), CONTINUATION_LINES, +1)
+    before = extent(np.flatnonzero(head_plain), CONTINUATION_BEFORE, -1)
+
+    taken = np.zeros(n, dtype=bool)
+    taken[heads] = True
+    for k in range(1, CONTINUATION_LINES + 1):
+        taken[heads[after >= k] + k] = True
+    for k in range(1, CONTINUATION_BEFORE + 1):
+        taken[heads[before >= k] - k] = True
+    need = np.flatnonzero(taken)  # a finding's lines are consecutive here too
+    part = timeline[[c for c in ("message", "detail") if c in timeline]].iloc[need]
+    message = [v if type(v) is str else _text(v) for v in _column(part, "message")]
+    detail = [v if type(v) is str else _text(v) for v in _column(part, "detail")]
+    at = np.searchsorted(need, heads)
+
     texts: dict[Any, str] = {}
-    for label, pos in zip(findings.index, positions, strict=True):
-        if pos < 0:
-            continue
-        head = rows[pos]
-        lines = [_text(head.message), _text(getattr(head, "detail", None))]
-        if _is_plain(head):  # a continuation itself: take the lines just before it
-            for k in range(1, CONTINUATION_BEFORE + 1):
-                prev = rows.get(pos - k)
-                if not _continues(prev, head, k) or not _is_plain(prev):
-                    break
-                lines.insert(0, _text(prev.message))
+    for label, i, b, a in zip(
+        findings.index[found].tolist(), at.tolist(), before.tolist(), after.tolist(), strict=True
+    ):
+        if a == b == 0:  # the line alone: "\n".join of its non-empty message and detail
+            m, d = message[i], detail[i]
+            texts[label] = m + "\n" + d if m and d else m or d
         else:
-            for k in range(1, CONTINUATION_LINES + 1):
-                nxt = rows.get(pos + k)
-                if not _continues(head, nxt, k) or not _is_plain(nxt):
-                    break
-                lines.append(_text(nxt.message))
-        texts[label] = "\n".join(x for x in lines if x)
+            lines = [*message[i - b : i], message[i], detail[i], *message[i + 1 : i + a + 1]]
+            texts[label] = "\n".join([x for x in lines if x])
     return texts
-
-
-def _is_plain(row: Any) -> bool:
-    return _text(getattr(row, "format", None)) in ("plain", "")
-
-
-def _continues(first: Any, later: Any, k: int) -> bool:
-    """Is ``later`` within ``k`` (+2 for blank lines) lines after ``first`` in the same file?"""
-    if first is None or later is None or first.node != later.node or first.file != later.file:
-        return False
-    try:
-        return 0 < int(later.line_no) - int(first.line_no) <= k + 2
-    except (TypeError, ValueError):
-        return False
 
 
 # --------------------------------------------------------------------------- 3. consistency
@@ -877,15 +1207,41 @@ def _pairwise_offset(
     node: str, anchors: dict[str, dict[str, pd.Timestamp]]
 ) -> tuple[float, dict[str, float]]:
     """Median time difference of ``node``'s anchors to every other node's, overall and per kind."""
-    per_kind: dict[str, float] = {}
-    every: list[float] = []
+    return _pairwise_offsets([node], anchors)[node]
+
+
+def _pairwise_offsets(
+    nodes: list[str], anchors: dict[str, dict[str, pd.Timestamp]]
+) -> dict[str, tuple[float, dict[str, float]]]:
+    """:func:`_pairwise_offset` of each node, the differences taken from one array per kind
+    (nanoseconds; ``(a - b) / 1e9`` is what ``(a - b).total_seconds()`` gives)."""
+    arrays: dict[str, tuple[dict[str, int], np.ndarray] | None] = {}
     for kind, times in anchors.items():
-        if node not in times or len(times) < 2:
-            continue
-        diffs = [_seconds(times[node] - t) for other, t in times.items() if other != node]
-        per_kind[kind] = statistics.median(diffs)
-        every.extend(diffs)
-    return (statistics.median(every) if every else 0.0), per_kind
+        values = list(times.values())
+        exact = all(type(v) is pd.Timestamp for v in values)  # (NaT is not a Timestamp)
+        arrays[kind] = (
+            ({n: i for i, n in enumerate(times)}, np.array([v.value for v in values], np.int64))
+            if exact
+            else None
+        )
+    out: dict[str, tuple[float, dict[str, float]]] = {}
+    for node in nodes:
+        per_kind: dict[str, float] = {}
+        every: list[float] = []
+        for kind, times in anchors.items():
+            if node not in times or len(times) < 2:
+                continue
+            got = arrays[kind]
+            if got is None:
+                diffs = [_seconds(times[node] - t) for other, t in times.items() if other != node]
+            else:
+                index, ns = got
+                i = index[node]
+                diffs = ((ns[i] - np.delete(ns, i)) / 1e9).tolist()
+            per_kind[kind] = statistics.median(diffs)
+            every.extend(diffs)
+        out[node] = ((statistics.median(every) if every else 0.0), per_kind)
+    return out
 
 
 def _confirmed(offset: float, per_kind: dict[str, float], overlaps: bool) -> bool:
@@ -925,7 +1281,7 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
         est.offsets = dict.fromkeys(nodes, 0.0)
         return est
     for _ in range(len(nodes)):
-        measured = {n: _pairwise_offset(n, anchors) for n in nodes if n not in est.applied}
+        measured = _pairwise_offsets([n for n in nodes if n not in est.applied], anchors)
         if not measured:
             break
         node = max(measured, key=lambda n: abs(measured[n][0]))
@@ -939,10 +1295,10 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
         for times in anchors.values():
             if node in times:
                 times[node] = times[node] - pd.Timedelta(seconds=offset)
+    # what is left is reaction jitter, measurable only on the sharp error burst
+    residuals = _pairwise_offsets(nodes, {"error burst": anchors["error burst"]})
     for node in nodes:
-        # what is left is reaction jitter, measurable only on the sharp error burst
-        residual = _pairwise_offset(node, {"error burst": anchors["error burst"]})[0]
-        est.offsets[node] = round(est.applied.get(node, 0.0) + residual, 3)
+        est.offsets[node] = round(est.applied.get(node, 0.0) + residuals[node][0], 3)
     return est
 
 
@@ -952,17 +1308,22 @@ def estimate_clock_offsets(facts: dict[str, Facts], blames: pd.DataFrame) -> Clo
 def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate) -> pd.DataFrame:
     """Symptom errors with their (corrected) time and the node they blame, if any."""
     peer = blames[~blames["self"]] if not blames.empty else blames
-    blamed_of_row = dict(zip(peer["row"], peer["blamed"], strict=True))
+    blamed_of_row = dict(zip(_values(peer["row"]), _values(peer["blamed"]), strict=True))
     return pd.DataFrame(
         {
             "node": symptoms["node"].astype(str).to_numpy(),
-            "blamed": [blamed_of_row.get(r) for r in symptoms.index],
-            "ts": [
-                clock.correct(n, t)
-                for n, t in zip(symptoms["node"], _utc(symptoms["ts"]), strict=True)
-            ],
+            "blamed": [blamed_of_row.get(r) for r in symptoms.index.tolist()],
+            "ts": _corrected_times(symptoms["node"], _utc(symptoms["ts"]), clock).array,
         }
     )
+
+
+def _corrected_times(nodes: Any, times: pd.Series, clock: ClockEstimate) -> pd.Series:
+    """``clock.correct(node, time)`` row by row, vectorized (``times`` in UTC; a fresh index)."""
+    codes, uniques = pd.factorize(np.asarray(nodes, dtype=object))
+    shifts = [pd.Timedelta(seconds=clock.applied.get(n, 0.0)).value for n in uniques]
+    shift = np.array([*shifts, 0], dtype="int64")[codes]  # code -1 (no node): no shift
+    return times.reset_index(drop=True) - pd.Series(pd.to_timedelta(shift, unit="ns"))
 
 
 def detect_silence(
@@ -1045,7 +1406,7 @@ class Candidate:
     score: float = 0.0
     reasons: list[str] = field(default_factory=list)
     blamers: list[str] = field(default_factory=list)
-    intrinsic: pd.Series | None = None  #: its first intrinsic finding
+    intrinsic: dict | pd.Series | None = None  #: its first intrinsic finding (column → value)
     time: Any = None  #: its failure time (corrected clock)
 
     def add(self, points: float, reason: str) -> None:
@@ -1079,6 +1440,7 @@ class Case:
     findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
     blocked: dict[str, Any] = field(default_factory=dict)  #: node → its last start-up wait row
     zones: ZoneFix = field(default_factory=lambda: ZoneFix())
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def failing(self) -> bool:
@@ -1093,13 +1455,29 @@ class Case:
 
     def unexplained_exits(self) -> set[str]:
         """Nodes whose log ends with a traceback that no rule recognised (no error finding)."""
-        erring = set(self.errors["node"])
+        erring = self._memo.get("erring")
+        if erring is None:
+            erring = self._memo["erring"] = set(_values(self.errors["node"]))
         return {n for n, f in self.facts.items() if f.uncaught and n not in erring}
 
     @property
     def symptoms(self) -> pd.DataFrame:
         """Errors that are not a node's own: reactions to another node's failure."""
-        return self.errors[~self.errors.index.isin(self.intrinsic.index)]
+        got = self._memo.get("symptoms")
+        if got is None:
+            got = self._memo["symptoms"] = self.errors[
+                ~self.errors.index.isin(self.intrinsic.index)
+            ]
+        return got
+
+    def first_times(self, frame: str) -> dict[str, Any]:
+        """Per node, the earliest time (UTC, uncorrected) of its ``errors`` or of the
+        ``blames`` it logged: :func:`_first_time` for every node at once (kept)."""
+        got = self._memo.get(frame)
+        if got is None:
+            rows = self.errors if frame == "errors" else self.blames
+            got = self._memo[frame] = _first_times(rows, "node" if frame == "errors" else "victim")
+        return got
 
     def waited_for(self) -> set[str]:
         """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
@@ -1109,9 +1487,16 @@ class Case:
         return set(waits["blamed"])
 
 
-def _first_time(frame: pd.DataFrame, node: str, clock: ClockEstimate) -> Any:
-    rows = frame[frame["node"] == node] if not frame.empty else frame
-    return clock.correct(node, _utc(rows["ts"]).min()) if not rows.empty else None
+def _first_times(frame: pd.DataFrame, key: str) -> dict[str, Any]:
+    """Per value of ``frame[key]``, its rows' earliest time (UTC, uncorrected): one group-by."""
+    if frame.empty:
+        return {}
+    return _utc(frame["ts"]).groupby(frame[key].to_numpy()).min().to_dict()
+
+
+def _corrected(times: dict[str, Any], node: str, clock: ClockEstimate) -> Any:
+    """``_first_time`` from :func:`_first_times`: the node's corrected time, None if it has none."""
+    return clock.correct(node, times[node]) if node in times else None
 
 
 def score_candidates(ev: Case) -> list[Candidate]:
@@ -1131,17 +1516,19 @@ def score_candidates(ev: Case) -> list[Candidate]:
             c.add(3 + min(len(early) - 1, 3), f"blamed by {', '.join(early)}")
         if late:
             c.add(1, f"named later by {', '.join(late)}, after their own failure had begun")
-    for node, rows in ev.intrinsic.groupby("node") if not ev.intrinsic.empty else []:
+    for node, first in _earliest_rows(ev.intrinsic).items():
         c = cand(str(node))
-        c.intrinsic = rows.sort_values("ts").iloc[0]
+        c.intrinsic = first
         c.add(3, f"its own error: {c.intrinsic['category']}")
         if ev.facts.get(str(node)) and ev.facts[str(node)].ending == "exception":
             c.add(1, "its log ends with that failure")
+    reactions = None
     for node, after in ev.silent.items():
         cand(node).add(
             2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
         )
-        reactions = _reactions(ev.symptoms, ev.blames, ev.clock)
+        if reactions is None:
+            reactions = _reactions(ev.symptoms, ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
     for node in ev.unexplained_exits():
@@ -1169,10 +1556,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
                 cand(node).add(1, "left no log while peers report unreachable peers")
     if not peer_blames.empty:
         first_error = ev.errors.sort_values("ts").groupby("node").head(1)
-        victims_rows = set(peer_blames["row"])
-        for row_id, row in first_error.iterrows():
-            if row_id in victims_rows and str(row["node"]) in cands:
-                cands[str(row["node"])].add(-1, "its own first error blames another node")
+        victims_rows = set(_values(peer_blames["row"]))
+        for row_id, node in zip(
+            first_error.index.tolist(), _values(first_error["node"]), strict=True
+        ):
+            if row_id in victims_rows and str(node) in cands:
+                cands[str(node)].add(-1, "its own first error blames another node")
     for node, c in cands.items():
         c.time = _failure_time(node, c, ev)
     if failing and not cands:
@@ -1187,6 +1576,38 @@ def score_candidates(ev: Case) -> list[Candidate]:
             _node_order(c.node),
         ),
     )
+
+
+def _earliest_rows(frame: pd.DataFrame) -> dict[Any, dict]:
+    """Per node (in sorted order), its earliest row as a dict:
+    ``{node: rows.sort_values("ts").iloc[0] for node, rows in frame.groupby("node")}``,
+    from one stable sort; a node whose earliest time is shared by two rows is sorted as such."""
+    if frame.empty:
+        return {}
+    codes, uniques = pd.factorize(frame["node"], sort=True)
+    ts = _utc(frame["ts"]).to_numpy(dtype="datetime64[ns]")
+    late = np.iinfo(np.int64).max  # a missing time sorts last
+    key = np.where(np.isnat(ts), late, ts.astype(np.int64))
+    present = np.flatnonzero(codes >= 0)
+    order = present[np.lexsort((key[present], codes[present]))]
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    first = order[starts]
+    following = order[np.minimum(starts + 1, len(order) - 1)]
+    tied = (
+        (starts + 1 < len(order))
+        & (codes[following] == codes[first])
+        & (key[following] == key[first])
+        & (key[first] != late)
+    )
+    rows = _dict_rows(frame.iloc[first])
+    out: dict[Any, dict] = {}
+    for code, row, tie in zip(codes[first].tolist(), rows, tied.tolist(), strict=True):
+        node = uniques[code]
+        if tie:  # which of the two comes first is the sort's business
+            group = frame[(frame["node"] == node).to_numpy(dtype=bool)]
+            row = group.sort_values("ts").iloc[0].to_dict()
+        out[node] = row
+    return out
 
 
 def drop_transient_waits(blames: pd.DataFrame, facts: dict[str, Facts]) -> pd.DataFrame:
@@ -1222,22 +1643,24 @@ def mark_early(blames: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
     """
     if blames.empty or errors.empty:
         return blames.assign(early=True)
-    first_error = _utc(errors["ts"]).groupby(errors["node"].to_numpy()).min()
-    grace = pd.Timedelta(seconds=LATE_BLAME_S)
-    late = [
-        victim in first_error.index and ts > first_error[victim] + grace
-        for victim, ts in zip(blames["victim"], _utc(blames["ts"]), strict=True)
-    ]
-    return blames.assign(early=~np.array(late, dtype=bool))
+    ns = "datetime64[ns]"
+    first_error = (
+        pd.Series(_utc(errors["ts"]).to_numpy(dtype=ns)).groupby(errors["node"].to_numpy()).min()
+    )
+    grace = np.timedelta64(pd.Timedelta(seconds=LATE_BLAME_S).value, "ns")
+    # NaT (a victim without errors, a missing time) compares False: not late
+    first = first_error.reindex(blames["victim"].to_numpy()).to_numpy(dtype=ns)
+    late = _utc(blames["ts"]).to_numpy(dtype=ns) > first + grace
+    return blames.assign(early=~np.asarray(late, dtype=bool))
 
 
 def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
     f = ev.facts.get(node)
     if c.intrinsic is not None:
-        return ev.clock.correct(node, _utc(pd.Series([c.intrinsic["ts"]])).iloc[0])
+        return ev.clock.correct(node, _utc_one(c.intrinsic["ts"]))
     if node in ev.silent and f is not None:
         return ev.clock.correct(node, f.last_time)
-    own = _first_time(ev.errors, node, ev.clock)
+    own = _corrected(ev.first_times("errors"), node, ev.clock)
     if own is not None:
         return own
     if not ev.blames.empty:
@@ -1306,10 +1729,7 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
     peers = ev.errors[ev.errors["node"] != node]
     if peers.empty:
         return False
-    times = pd.Series(
-        [ev.clock.correct(n, t) for n, t in zip(peers["node"], _utc(peers["ts"]), strict=True)],
-        index=peers.index,
-    )
+    times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
     window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
     firsts = window.sort_values("ts").drop_duplicates("node")["category"]
     return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
@@ -1340,9 +1760,7 @@ def _evidence_line(
     get = event.get
     return Evidence(
         node=node,
-        time=clock.correct(node, _utc(pd.Series([get("ts")])).iloc[0])
-        if get("ts") is not None
-        else None,
+        time=clock.correct(node, _utc_one(get("ts"))) if get("ts") is not None else None,
         file=get("file"),
         line_no=int(get("line_no"))
         if get("line_no") is not None and not pd.isna(get("line_no"))
@@ -1415,8 +1833,8 @@ def _blame_evidence(node: str, ev: Case, rules: Any, findings: pd.DataFrame) -> 
     against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"]]
     against = against.assign(ts=_utc(against["ts"])).sort_values("ts").drop_duplicates("victim")
     out = []
-    for b in against.itertuples(index=False):
-        finding = findings.loc[b.row]
+    found = _dict_rows(findings.loc[against["row"].tolist()]) if not against.empty else []
+    for b, finding in zip(_records(against), found, strict=True):
         rule = _rule(rules, b.pattern_id)
         title = getattr(rule, "title", None) or finding["category"]
         why = f"{b.victim} names {task_name(node) or node} ({b.how}): {title}"
@@ -1459,7 +1877,7 @@ def _blocked_evidence(ev: Case, rules: Any) -> list[Evidence]:
 def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     out = []
     firsts = ev.errors.sort_values("ts").drop_duplicates("node")
-    for row_id, row in firsts.iterrows():
+    for row_id, row in zip(firsts.index.tolist(), _dict_rows(firsts), strict=True):
         node = str(row["node"])
         if node == root or node in already:
             continue
@@ -1468,6 +1886,8 @@ def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
         else:
             why = f"{node}'s first error ({row['category']}) comes after {root}'s: a symptom"
         out.append(_evidence_line(node, row, why, ev.clock))
+        if len(out) == 2:  # (an evidence line of a row is never None)
+            break
     return [e for e in out if e is not None][:2]
 
 
@@ -1527,19 +1947,20 @@ def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str
         if root and not ev.blames.empty
         else set()
     )
+    erring = ev.first_times("errors")
     for node, f in ev.facts.items():
         if node == root:
             out[node] = ("failed", None)
         elif f.missing:
             out[node] = ("missing", None)
-        elif root and ((ev.errors["node"] == node).any() or node in blamers or node in ev.blocked):
-            first = _first_time(ev.errors, node, ev.clock)
+        elif root and (node in erring or node in blamers or node in ev.blocked):
+            first = _corrected(erring, node, ev.clock)
             if first is None and node in ev.blocked and ev.findings is not None:
                 first = ev.clock.correct(
                     node, _utc(ev.findings.loc[[ev.blocked[node]], "ts"]).iloc[0]
                 )
             if first is None and not ev.blames.empty:
-                first = _first_time(ev.blames.rename(columns={"victim": "node"}), node, ev.clock)
+                first = _corrected(ev.first_times("blames"), node, ev.clock)
             lag = (
                 _seconds(first - root_time) if first is not None and root_time is not None else None
             )
@@ -1554,17 +1975,22 @@ def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str
 def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> list[NodeReport]:
     reports = []
     blamed_by = defaultdict(set)
-    for b in ev.blames.itertuples(index=False) if not ev.blames.empty else []:
-        if not b.self:
-            blamed_by[b.blamed].add(b.victim)
-    firsts = (
-        ev.errors.sort_values("ts").drop_duplicates("node").set_index("node")
-        if not ev.errors.empty
-        else None
-    )
+    if not ev.blames.empty:
+        for own, blamed, victim in zip(
+            *(_values(ev.blames[c]) for c in ("self", "blamed", "victim")), strict=True
+        ):
+            if not own:
+                blamed_by[blamed].add(victim)
+    first_of: dict[Any, dict] = {}
+    if not ev.errors.empty:
+        firsts = ev.errors.sort_values("ts").drop_duplicates("node")[
+            ["node", "ts", "message", "category"]
+        ]
+        for row in _records(firsts.assign(ts=_utc(firsts["ts"]).array)):
+            first_of.setdefault(row.node, row._asdict())
     for node in sorted(ev.facts, key=_node_order):
         f = ev.facts[node]
-        first = firsts.loc[node] if firsts is not None and node in firsts.index else None
+        first = first_of.get(node)
         status, lag = statuses.get(node, ("ok", None))
         reports.append(
             NodeReport(
@@ -1573,9 +1999,7 @@ def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> li
                 files=f.files,
                 lines=f.lines,
                 status=status,
-                first_error_time=_utc(pd.Series([first["ts"]])).iloc[0]
-                if first is not None
-                else None,
+                first_error_time=first["ts"] if first is not None else None,
                 first_error=_clip(first["message"]) if first is not None else None,
                 first_error_category=first["category"] if first is not None else None,
                 first_time=f.first_time,
@@ -1684,20 +2108,23 @@ def gather(
     notes: list[str],
 ) -> Case:
     """Steps 0–5: everything the scoring looks at."""
-    zones = zone_offsets(timeline)
+    columns = _Columns(timeline)
+    zones = zone_offsets(timeline, columns=columns)
     if zones.offsets:
         ts = aligned_times(timeline, zones)
         order = ["ts", "node", "file", "line_no"]
         timeline = timeline.assign(ts=ts).sort_values(order, kind="stable")
         findings = findings.assign(ts=ts.reindex(findings.index).array)
         notes.extend(_zone_notes(zones))
-    facts = node_facts(timeline, ingest)
+        columns = _Columns(timeline)
+    facts = node_facts(timeline, ingest, columns=columns)
     consistency = check_consistency(facts)
     directory = PeerDirectory(facts, consistency.majority_nodes)
-    texts = finding_texts(timeline, _blaming(findings))
-    findings = findings.assign(full_text=[texts.get(r) for r in findings.index])
-    errors = _errors(findings)
     blaming = _blaming(findings)
+    texts = finding_texts(timeline, blaming, columns=columns)
+    findings = findings.assign(full_text=[texts.get(r) for r in findings.index.tolist()])
+    blaming = blaming.assign(full_text=[texts.get(r) for r in blaming.index.tolist()])
+    errors = _errors(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     blames = mark_early(drop_transient_waits(blames, facts), errors)
     clock = estimate_clock_offsets(facts, blames)
