@@ -373,7 +373,7 @@ def _bool(array: pa.Array) -> np.ndarray:
 
 
 _BLOCK = 64
-_LOOK_BACK = 64
+_STEPS_BACK = 4  # then one pass over the whole file is cheaper than more steps
 
 
 def _match_rows(
@@ -426,7 +426,7 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
     rows = np.flatnonzero(wanted)
     pending = np.setdiff1d(rows, _match_rows(lines, _HAS_TIME, rows), assume_unique=True)
     step = 1
-    while len(pending) and step <= _LOOK_BACK:
+    while len(pending) and step <= _STEPS_BACK:
         back = pending - step
         pending, back = pending[back >= 0], back[back >= 0]
         timed = np.isin(back, _match_rows(lines, _HAS_TIME, back))
