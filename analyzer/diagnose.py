@@ -866,72 +866,71 @@ def resolve_blames(
     columns = ["row", "victim", "blamed", "self", "how", "ts", "pattern_id", "category", "severity"]
     texts = texts or {}
     directory = _MemoDirectory(directory)
-    pattern_ids, categories = _column(findings, "pattern_id"), _column(findings, "category")
-    severities, messages = _column(findings, "severity"), _column(findings, "message")
-    captures_of = _column(findings, "captures")
+    labels = findings.index.tolist()
+    victims = [n if type(n) is str else str(n) for n in _values(findings["node"])]
+    pattern_ids = _column(findings, "pattern_id")
+    full = [texts.get(r, "") for r in labels] if texts else [""] * len(labels)
     kept: list[int] = []
     rows: list[tuple] = []
-    rule_of: dict[Any, Any] = {}
-    memo: dict[tuple, list] = {}  # many findings repeat one text: its peers resolved once
-    resolved: dict[tuple[int, str], tuple[str | None, str | None]] = {}
-    for i, (row_id, node) in enumerate(
-        zip(findings.index.tolist(), _values(findings["node"]), strict=True)
+    rule_of: dict[Any, tuple[Any, Any]] = {}  # pattern id → (rule, what it blames)
+    memo: dict[tuple, list] = {}  # many findings repeat one text: its peers found once...
+    resolved: dict[tuple, tuple[str | None, str | None]] = {}  # ...and resolved once per victim
+    for i, (row_id, victim, pattern_id, message, captures, text) in enumerate(
+        zip(
+            labels,
+            victims,
+            pattern_ids,
+            _column(findings, "message"),
+            _column(findings, "captures"),
+            full,
+            strict=True,
+        )
     ):
-        pattern_id = pattern_ids[i]
         try:
-            rule = rule_of[pattern_id]
+            rule, blames = rule_of[pattern_id]
         except KeyError:
-            rule = rule_of[pattern_id] = _rule(rules, pattern_id)
+            rule = _rule(rules, pattern_id)
+            rule, blames = rule_of[pattern_id] = (rule, getattr(rule, "blames", None))
         except TypeError:  # an unhashable pattern id
             rule = _rule(rules, pattern_id)
-        blames = getattr(rule, "blames", None)
-        victim = str(node)
+            blames = getattr(rule, "blames", None)
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
         else:
-            message = _text(messages[i])
+            if type(message) is not str:
+                message = _text(message)
             if ("CancelledError" in message or "CANCELLED" in message) and _CANCELLED_RE.search(
                 message
             ):
                 continue  # a cancelled call says nothing about the peer it went to
-            captures = captures_of[i] if isinstance(captures_of[i], dict) else {}
-            text = texts.get(row_id, "")
-            try:
+            if not isinstance(captures, dict):
+                captures = {}
+            try:  # (the rule follows from the pattern id)
                 key = (pattern_id, text, tuple(captures.items()))
-                values = memo.get(key)
-            except TypeError:  # an unhashable capture
-                key, values = None, None
-            if values is None:
-                values = _peer_values(rule, blames, captures, text)
-                if key is None:
-                    blamed, how = _blamed_peer(victim, values, directory)
-                else:
-                    memo[key] = values
-            if key is not None:  # (values is then the memo's own list: its id stays its own)
-                who = (id(values), victim)
-                got = resolved.get(who)
-                if got is None:
-                    got = resolved[who] = _blamed_peer(victim, values, directory)
-                blamed, how = got
+                got = resolved.get((key, victim))
+            except TypeError:  # an unhashable pattern id or capture
+                key = got = None
+            if got is None:
+                values = memo.get(key) if key is not None else None
+                if values is None:
+                    values = _peer_values(rule, blames, captures, text)
+                    if key is not None:
+                        memo[key] = values
+                got = _blamed_peer(victim, values, directory)
+                if key is not None:
+                    resolved[key, victim] = got
+            blamed, how = got
             if blamed is None:
                 continue
         kept.append(i)
-        rows.append(
-            (
-                row_id,
-                victim,
-                blamed,
-                blamed == victim,
-                how,
-                pattern_id,
-                categories[i],
-                severities[i],
-            )
-        )
+        rows.append((row_id, victim, blamed, blamed == victim, how, pattern_id))
     if not kept:
         return pd.DataFrame([], columns=columns)
-    names = ["row", "victim", "blamed", "self", "how", "pattern_id", "category", "severity"]
+    names = ["row", "victim", "blamed", "self", "how", "pattern_id"]
     out: dict[str, Any] = {n: list(v) for n, v in zip(names, zip(*rows, strict=True), strict=True)}
+    for name in ("category", "severity"):
+        values = _column(findings, name)
+        out[name] = [values[i] for i in kept]
     ts = findings["ts"].iloc[kept]
     if isinstance(ts.dtype, pd.ArrowDtype) and pa.types.is_timestamp(ts.dtype.pyarrow_dtype):
         # the column a list of its Timestamps would give, through Arrow
@@ -1479,6 +1478,16 @@ class Case:
             got = self._memo[frame] = _first_times(rows, "node" if frame == "errors" else "victim")
         return got
 
+    @property
+    def first_errors(self) -> pd.DataFrame:
+        """Each node's first error: ``errors.sort_values("ts").drop_duplicates("node")`` (kept;
+        the order found on the two columns it depends on)."""
+        got = self._memo.get("first_errors")
+        if got is None:
+            first = self.errors[["ts", "node"]].sort_values("ts").drop_duplicates("node").index
+            got = self._memo["first_errors"] = self.errors.loc[first]
+        return got
+
     def waited_for(self) -> set[str]:
         """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
         if self.blames.empty:
@@ -1507,9 +1516,9 @@ def score_candidates(ev: Case) -> list[Candidate]:
         return cands.setdefault(node, Candidate(node))
 
     peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
-    for node, group in peer_blames.groupby("blamed") if not peer_blames.empty else []:
-        early = sorted(set(group.loc[group["early"], "victim"]))
-        late = sorted(set(group["victim"]) - set(early))
+    for node, (early_victims, victims) in _blame_groups(peer_blames):
+        early = sorted(early_victims)
+        late = sorted(victims - set(early))
         c = cand(str(node))
         c.blamers = early + late
         if early:
@@ -1555,7 +1564,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
             elif f.missing and not unresolved.empty:
                 cand(node).add(1, "left no log while peers report unreachable peers")
     if not peer_blames.empty:
-        first_error = ev.errors.sort_values("ts").groupby("node").head(1)
+        first_error = ev.first_errors  # (= errors.sort_values("ts").groupby("node").head(1))
         victims_rows = set(_values(peer_blames["row"]))
         for row_id, node in zip(
             first_error.index.tolist(), _values(first_error["node"]), strict=True
@@ -1578,12 +1587,32 @@ def score_candidates(ev: Case) -> list[Candidate]:
     )
 
 
+def _blame_groups(peer_blames: pd.DataFrame) -> list[tuple[Any, tuple[set, set]]]:
+    """``groupby("blamed")`` of peer blames: per blamed node (sorted), the set of its early
+    blamers and the set of all its blamers."""
+    if peer_blames.empty:
+        return []
+    early = peer_blames.get("early", False)
+    pairs = peer_blames.assign(early=early).groupby(["blamed", "victim"], sort=True)["early"].any()
+    groups: dict[Any, tuple[set, set]] = {}
+    for (blamed, victim), any_early in zip(pairs.index.tolist(), pairs.tolist(), strict=True):
+        group = groups.get(blamed)
+        if group is None:
+            group = groups[blamed] = (set(), set())
+        if any_early:
+            group[0].add(victim)
+        group[1].add(victim)
+    return list(groups.items())
+
+
 def _earliest_rows(frame: pd.DataFrame) -> dict[Any, dict]:
     """Per node (in sorted order), its earliest row as a dict:
     ``{node: rows.sort_values("ts").iloc[0] for node, rows in frame.groupby("node")}``,
     from one stable sort; a node whose earliest time is shared by two rows is sorted as such."""
     if frame.empty:
         return {}
+    # Arrow sorts stably (the first of equal times wins); numpy's quicksort may not
+    stable = isinstance(frame["ts"].dtype, pd.ArrowDtype)
     codes, uniques = pd.factorize(frame["node"], sort=True)
     ts = _utc(frame["ts"]).to_numpy(dtype="datetime64[ns]")
     late = np.iinfo(np.int64).max  # a missing time sorts last
@@ -1594,7 +1623,8 @@ def _earliest_rows(frame: pd.DataFrame) -> dict[Any, dict]:
     first = order[starts]
     following = order[np.minimum(starts + 1, len(order) - 1)]
     tied = (
-        (starts + 1 < len(order))
+        ~np.bool_(stable)
+        & (starts + 1 < len(order))
         & (codes[following] == codes[first])
         & (key[following] == key[first])
         & (key[first] != late)
@@ -1876,7 +1906,7 @@ def _blocked_evidence(ev: Case, rules: Any) -> list[Evidence]:
 
 def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
     out = []
-    firsts = ev.errors.sort_values("ts").drop_duplicates("node")
+    firsts = ev.first_errors
     for row_id, row in zip(firsts.index.tolist(), _dict_rows(firsts), strict=True):
         node = str(row["node"])
         if node == root or node in already:
@@ -1943,7 +1973,7 @@ def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str
     """Status and lag (seconds behind the root cause) per node."""
     out: dict[str, tuple[str, float | None]] = {}
     blamers = (
-        set(ev.blames.loc[(ev.blames["blamed"] == root) & ~ev.blames["self"], "victim"])
+        set(_values(ev.blames.loc[(ev.blames["blamed"] == root) & ~ev.blames["self"], "victim"]))
         if root and not ev.blames.empty
         else set()
     )
@@ -1983,9 +2013,7 @@ def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> li
                 blamed_by[blamed].add(victim)
     first_of: dict[Any, dict] = {}
     if not ev.errors.empty:
-        firsts = ev.errors.sort_values("ts").drop_duplicates("node")[
-            ["node", "ts", "message", "category"]
-        ]
+        firsts = ev.first_errors[["node", "ts", "message", "category"]]
         for row in _records(firsts.assign(ts=_utc(firsts["ts"]).array)):
             first_of.setdefault(row.node, row._asdict())
     for node in sorted(ev.facts, key=_node_order):
@@ -2244,10 +2272,8 @@ def _note_inputs(ev: Case, notes: list[str]) -> None:
             + "."
         )
     if not ev.blames.empty:
-        pairs = (
-            ev.blames[~ev.blames["self"]].groupby("blamed")["victim"].agg(lambda s: sorted(set(s)))
-        )
-        for blamed, victims in pairs.items():
+        pairs = [(b, sorted(v)) for b, (_, v) in _blame_groups(ev.blames[~ev.blames["self"]])]
+        for blamed, victims in pairs:
             notes.append(f"Blame: {', '.join(victims)} name(s) {blamed} in their errors.")
     notes.extend(ev.consistency.messages)
     for node, offset in ev.clock.applied.items():
