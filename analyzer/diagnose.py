@@ -880,7 +880,7 @@ def resolve_blames(
             labels,
             victims,
             pattern_ids,
-            _column(findings, "message"),
+            _cancel_candidates(findings),
             _column(findings, "captures"),
             full,
             strict=True,
@@ -897,11 +897,7 @@ def resolve_blames(
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
         else:
-            if type(message) is not str:
-                message = _text(message)
-            if ("CancelledError" in message or "CANCELLED" in message) and _CANCELLED_RE.search(
-                message
-            ):
+            if message is not None and _CANCELLED_RE.search(message):
                 continue  # a cancelled call says nothing about the peer it went to
             if not isinstance(captures, dict):
                 captures = {}
@@ -938,6 +934,28 @@ def resolve_blames(
     else:
         out["ts"] = ts.tolist()
     return pd.DataFrame(out, columns=columns)
+
+
+def _cancel_candidates(findings: pd.DataFrame) -> list[str | None]:
+    """Per finding, its message as text if it may say CANCELLED (holds ``CancelledError`` or
+    ``CANCELLED``, which every match of ``_CANCELLED_RE`` does), else None: only those few
+    messages become Python strings."""
+    n = len(findings)
+    if "message" not in findings:
+        return [None] * n
+    col = findings["message"]
+    if not _arrow_strings(col):
+        texts = (_text(v) for v in _values(col))
+        return [t if "CancelledError" in t or "CANCELLED" in t else None for t in texts]
+    import pyarrow.compute as pc
+
+    arr = pa.chunked_array(col.array.__arrow_array__())
+    maybe = pc.or_(pc.match_substring(arr, "CancelledError"), pc.match_substring(arr, "CANCELLED"))
+    rows = np.flatnonzero(maybe.fill_null(False).to_numpy(zero_copy_only=False))
+    out: list[str | None] = [None] * n
+    for row, text in zip(rows.tolist(), arr.take(pa.array(rows)).to_pylist(), strict=True):
+        out[row] = text
+    return out
 
 
 def _peer_values(rule: Any, blames: str | None, captures: dict, text: str) -> list:
@@ -1478,6 +1496,14 @@ class Case:
             got = self._memo[frame] = _first_times(rows, "node" if frame == "errors" else "victim")
         return got
 
+    def symptom_times(self) -> pd.DataFrame:
+        """:attr:`symptoms`' ``node`` and ``ts`` (all that silence detection reads; kept)."""
+        got = self._memo.get("symptom_times")
+        if got is None:
+            own = self.errors.index.isin(self.intrinsic.index)
+            got = self._memo["symptom_times"] = self.errors[["node", "ts"]][~own]
+        return got
+
     @property
     def first_errors(self) -> pd.DataFrame:
         """Each node's first error: ``errors.sort_values("ts").drop_duplicates("node")`` (kept;
@@ -1537,7 +1563,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
             2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
         )
         if reactions is None:
-            reactions = _reactions(ev.symptoms, ev.blames, ev.clock)
+            reactions = _reactions(ev.symptom_times(), ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
     for node in ev.unexplained_exits():
@@ -2068,10 +2094,14 @@ def _errors(findings: pd.DataFrame) -> pd.DataFrame:
                 "captures",
             ]
         )
-    f = findings[
-        ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(ERROR_SEVERITIES)
-    ]
-    return f.assign(node=f["node"].astype(str)).sort_values("ts", kind="stable")
+    keep = ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(
+        ERROR_SEVERITIES
+    )
+    # filtered and time-sorted in one take of all columns: the order from the times alone
+    rows = np.flatnonzero(keep.to_numpy(dtype=bool))
+    times = findings[["ts"]].iloc[rows].reset_index(drop=True)
+    f = findings.iloc[rows[times.sort_values("ts", kind="stable").index.to_numpy()]]
+    return f.assign(node=f["node"].astype(str))
 
 
 def _blaming(findings: pd.DataFrame) -> pd.DataFrame:
@@ -2080,10 +2110,16 @@ def _blaming(findings: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(
             columns=["ts", "node", "pattern_id", "category", "severity", "captures"]
         )
-    f = findings[
-        ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(BLAME_SEVERITIES)
-    ]
+    f = findings[_blaming_rows(findings)]
     return f.assign(node=f["node"].astype(str))
+
+
+def _blaming_rows(findings: pd.DataFrame) -> np.ndarray:
+    """Which findings :func:`_blaming` keeps (a mask)."""
+    keep = ~findings["benign"].fillna(False).astype(bool) & findings["severity"].isin(
+        BLAME_SEVERITIES
+    )
+    return keep.to_numpy(dtype=bool)
 
 
 def _healthy(ev: Case, notes: list[str]) -> RootCause:
@@ -2148,21 +2184,27 @@ def gather(
     facts = node_facts(timeline, ingest, columns=columns)
     consistency = check_consistency(facts)
     directory = PeerDirectory(facts, consistency.majority_nodes)
-    blaming = _blaming(findings)
-    texts = finding_texts(timeline, blaming, columns=columns)
-    findings = findings.assign(full_text=[texts.get(r) for r in findings.index.tolist()])
-    blaming = blaming.assign(full_text=[texts.get(r) for r in blaming.index.tolist()])
+    # (the texts need only which rows _blaming keeps: a one-column frame of them)
+    blaming_rows = findings[["node"]][_blaming_rows(findings)] if not findings.empty else findings
+    texts = finding_texts(timeline, blaming_rows, columns=columns)
+    # (object dtype: the frames filtered from it below share the strings, no copies)
+    full_text = np.array([texts.get(r) for r in findings.index.tolist()], dtype=object)
+    findings = findings.assign(full_text=pd.Series(full_text, index=findings.index, dtype=object))
     errors = _errors(findings)
+    blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     blames = mark_early(drop_transient_waits(blames, facts), errors)
     clock = estimate_clock_offsets(facts, blames)
     intrinsic = _intrinsic_findings(errors, blames)
-    symptoms = errors[~errors.index.isin(intrinsic.index)]
+    # (what detect_silence reads of the symptoms: their nodes and times)
+    symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
     silent = detect_silence(facts, symptoms, blames, clock)
     blocked = detect_blocked(facts, blaming)
-    return Case(
+    case = Case(
         facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked, zones
     )
+    case._memo["symptom_times"] = symptoms
+    return case
 
 
 def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
@@ -2171,7 +2213,9 @@ def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
         return None
     raw_clock = ClockEstimate(offsets=dict(ev.clock.offsets))
     raw = replace(
-        ev, clock=raw_clock, silent=detect_silence(ev.facts, ev.symptoms, ev.blames, raw_clock)
+        ev,
+        clock=raw_clock,
+        silent=detect_silence(ev.facts, ev.symptom_times(), ev.blames, raw_clock),
     )
     raw_cands = _rank(raw)
     if raw_cands and raw_cands[0].node != cands[0].node:
