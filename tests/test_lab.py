@@ -211,11 +211,22 @@ def test_live_ps_killed(tmp_path):
     chief = _node_text(tmp_path, truth, "chief:0")
     assert "UnavailableError" in chief
     assert "/job:ps/replica:0/task:0" in chief
-    workers = _node_text(tmp_path, truth, "worker:0") + _node_text(tmp_path, truth, "worker:1")
-    assert "UNAVAILABLE" in workers
     ps = _node_text(tmp_path, truth, "ps:0")
     assert "Started server with target: grpc://127.0.0.1:" in ps
     assert "Traceback" not in ps  # SIGKILL leaves no last words
+    _assert_diagnosed_as_truth(tmp_path, truth)
+
+
+def _assert_diagnosed_as_truth(folder, truth):
+    """End to end: tfdiag, on what the lab just recorded, names the truth's node and category."""
+    import analyzer
+
+    for condensed in (False, True):
+        rc = analyzer.load(folder, condensed=condensed).root_cause
+        assert (rc.node, rc.category) == (
+            truth["first_failing_node"],
+            truth["root_cause_category"],
+        ), rc.summary
 
 
 @pytest.mark.lab
@@ -231,3 +242,4 @@ def test_live_healthy(tmp_path):
         assert "Traceback" not in text
         assert "tf.__version__ = " in text
     assert "training finished" in _node_text(tmp_path, truth, "chief:0")
+    _assert_diagnosed_as_truth(tmp_path, truth)

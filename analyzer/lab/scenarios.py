@@ -97,10 +97,10 @@ def ps_killed(lab: Lab) -> Outcome:
             "'Local rendezvous is aborting with status: UNAVAILABLE' for RecvTensor from "
             "the ps, then shut down when the launcher reports the job finished (exit 0)."
         ),
+        # the workers log UNAVAILABLE only when the kill lands mid-RecvTensor: a race, not evidence
         expect=[
             ("chief:0", r"UnavailableError"),
             ("chief:0", r"remote target /job:ps/replica:0/task:0"),
-            ("worker:0|worker:1", r"UNAVAILABLE"),
         ],
     )
 
