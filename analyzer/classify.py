@@ -15,7 +15,8 @@ How it stays fast on millions of lines, most of which match nothing:
    a rule is tried only on the rows where one of its own keywords occurs.
 3. Rules run in priority order; a row is taken by the first rule whose conditions and regex
    match.  Every ``regex`` call has a ``timeout``: a rule that times out (catastrophic
-   backtracking) is reported in ``problems`` and disabled for the rest of the run.
+   backtracking) is reported in ``problems`` and disabled for the rest of this call (one batch
+   of files: the whole run for a small input, a share of the files in a process pool or on Dask).
 
 Rules without keywords (none given, none derivable) are tried on every row.
 """
@@ -434,7 +435,7 @@ def _timeout_problem(events, rule: Rule, pos: int, message: str | None, timeout:
     text = (message or "")[:60]
     return (
         f"pattern {rule.id}: timed out ({timeout:g} s) on {where}: {text!r}; "
-        "rule disabled for the rest of the run"
+        "rule disabled for the rest of this batch of files"
     )
 
 

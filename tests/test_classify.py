@@ -165,7 +165,7 @@ def test_catastrophic_user_rule_times_out_and_run_completes(tmp_path):
     assert len(res.problems) == 1, res.problems
     assert "user.evil" in res.problems[0] and "timed out" in res.problems[0]
     assert "worker:0 line 1" in res.problems[0]
-    assert "rule disabled for the rest of the run" in res.problems[0]
+    assert "rule disabled for the rest of this batch of files" in res.problems[0]
     # the other rules still ran
     assert "coordination.heartbeat_timeout" in set(res.findings["pattern_id"])
 
