@@ -25,6 +25,8 @@ CATEGORIES: tuple[str, ...] = (
     "oom",
     "node_crash",
     "coordination_failure",
+    "hang",
+    "straggler",
     "preemption",
     "concurrent_write",
     "filesystem_error",

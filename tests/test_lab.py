@@ -31,6 +31,8 @@ TAXONOMY_IDS = {
     "oom",
     "node_crash",
     "coordination_failure",
+    "hang",
+    "straggler",
     "preemption",
     "concurrent_write",
     "filesystem_error",

@@ -33,6 +33,8 @@ CATEGORY_COLORS = {
     "oom": "#d62728",
     "node_crash": "#a50f15",
     "coordination_failure": "#2ca02c",
+    "hang": "#6a3d9a",
+    "straggler": "#b15928",
     "preemption": "#98df8a",
     "concurrent_write": "#ff7f0e",
     "filesystem_error": "#c49c94",

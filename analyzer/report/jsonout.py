@@ -194,6 +194,13 @@ CATEGORY_ADVICE: dict[str, str] = {
     "events, core dumps.",
     "coordination_failure": "The coordination service or a collective group gave up on a task. "
     "Find why that task stopped heartbeating (crash, hang, network partition) in its own log.",
+    "hang": "A task stopped making progress while it stayed alive, and its peers waited on it. "
+    "Look at what that task was doing when its progress stopped (py-spy dump or a stack dump of "
+    "the live process, a stuck input pipeline, a lock, a stopped or swapped-out process), and set "
+    "collective / RPC timeouts so a hang fails fast instead of waiting for an outside timeout.",
+    "straggler": "One task ran much slower than its peers and the whole job ran at its pace. "
+    "Compare that task's host with the others (CPU/GPU load, throttling, noisy neighbours, disk, "
+    "network), its input pipeline and its batch size.",
     "preemption": "The scheduler took the task away. Use preemptible-aware training "
     "(BackupAndRestore / PreemptionCheckpointHandler) and checkpoint often enough.",
     "concurrent_write": "Several tasks wrote the same file at once. Let only the chief write "
