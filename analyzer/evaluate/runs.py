@@ -3,7 +3,7 @@
 A labelled incident is a folder with a ``truth.json`` (shared/contract.md) beside its logs.
 Give the folders themselves or any parent of them::
 
-    python -m analyzer.evaluate sample_logs
+    python -m analyzer.evaluate.runs sample_logs
     tfdiag evaluate sample_logs/ps_killed sample_logs/port_in_use
 
 A verdict is right when both the node and the category match the truth (a healthy run's truth
