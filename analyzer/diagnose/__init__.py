@@ -1,0 +1,160 @@
+"""Stage 6: from findings to a verdict — the first failing node, what happened there, and why.
+
+The algorithm, one step per function (:func:`gather` runs steps 0–5, :func:`diagnose` all):
+
+0. **Zones** (:func:`zone_offsets`). A log that mixes epoch-stamped C++ lines with zone-less
+   Python lines tells its own zone error: neighbouring lines of the two kinds should agree.
+   A node whose zone-less lines sit a quarter-hour multiple away gets them aligned.
+1. **Node facts** (:func:`node_facts`). Per node: first and last line time, how the log ends
+   (``clean`` goodbye, ``exception``, ``killed`` / exit info, or ``mid-run``: no goodbye at all),
+   versions printed, cluster spec and served address. Vectorized: one group-by for the
+   times, the last ``TAIL_EVENTS`` events per node, one regex prefilter for version and
+   TF_CONFIG lines.
+2. **Blame** (:func:`resolve_blames`). A finding whose rule ``blames`` a captured peer
+   (``/job:ps/replica:0/task:0``, ``127.0.0.1:2222``, ``ps_index``) — or whose gRPC error names
+   a ``remote target`` in its continuation lines — is evidence against that peer, resolved to
+   a node id through task names, ``Started server`` addresses and the majority cluster spec.
+   ``blames: self`` makes it the node's own (intrinsic) error. An address that only a
+   disagreeing cluster spec lists is not blame. A blame logged well after the blamer's own
+   first error is teardown noise (:func:`mark_early`).
+3. **Consistency** (:func:`check_consistency`). Cluster specs that disagree (the odd ones
+   out are suspects), a task outside its own spec, two tasks on one address, differing
+   TensorFlow / Python / protobuf / gRPC versions.
+4. **Clock skew** (:func:`estimate_clock_offsets`). Near-simultaneous events — start-up and
+   the burst of first errors one failure causes on its victims — give pairwise differences;
+   the node whose median difference stands out most is corrected first, and so on. A
+   correction needs two kinds of event to agree, or a huge offset on a log that does not
+   even overlap its peers' (a task started late overlaps: its peers waited for it).
+5. **Silence** (:func:`detect_silence`, :func:`detect_blocked`). A log that ends mid-run
+   while its peers go on is a silent death when the node is blamed or its peers start
+   failing soon after it stops. A log that ends still waiting at start-up is blocked.
+6. **Scoring** (:func:`score_candidates`). Points for being blamed (more for many blamers,
+   one for late blame), an intrinsic error (one more if the log ends with it), a silent
+   death (one more if peers reacted at once), a kill, being the odd one out in cluster spec
+   or versions, having no log while peers wait or fail; a node whose own first error blames
+   someone else loses a point. Ties go to the earliest (corrected) failure, then node order.
+   Causal evidence (blame) thus outranks timestamps.
+7. **Verdict** (:func:`diagnose`). The winner is ``failed``; its category is what happened
+   there: its intrinsic error's category (``cluster_spec_mismatch`` when that is what a wrong
+   spec causes and its spec is the odd one), else the odd spec or version, ``session_blocked``
+   for a task its peers waited for, ``deadline_exceeded`` for a silent node its peers then
+   time out on (hung), else ``node_crash`` (silent, killed, missing). Others are ``victim``
+   (with lag), ``silent``, ``missing`` or ``ok``. Confidence is ``1 - 0.5 ** (score / 2)``,
+   cut for a close runner-up, a missing log or a verdict that rests on clock correction.
+   No sign of failure at all: category ``none``.
+"""
+
+from __future__ import annotations
+
+from analyzer.diagnose.blame import PeerDirectory, _remote_targets, finding_texts, resolve_blames
+from analyzer.diagnose.clocks import estimate_clock_offsets
+from analyzer.diagnose.common import KEYWORDS
+from analyzer.diagnose.consistency import check_consistency
+from analyzer.diagnose.facts import Facts, _ending_of, node_facts
+from analyzer.diagnose.silence import detect_blocked, detect_silence
+from analyzer.diagnose.zones import aligned_times, zone_offsets
+
+__all__ = [
+    "KEYWORDS",
+    "Facts",
+    "PeerDirectory",
+    "_ending_of",
+    "_remote_targets",
+    "aligned_times",
+    "check_consistency",
+    "detect_blocked",
+    "detect_silence",
+    "diagnose",
+    "estimate_clock_offsets",
+    "finding_texts",
+    "gather",
+    "node_facts",
+    "resolve_blames",
+    "zone_offsets",
+]
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.diagnose.blame import (
+    _blaming,
+    _blaming_rows,
+    _errors,
+    drop_transient_waits,
+    mark_early,
+)
+from analyzer.diagnose.case import Case, _intrinsic_findings
+from analyzer.diagnose.common import _Columns
+from analyzer.diagnose.scoring import _rank
+from analyzer.diagnose.verdict import (
+    _finish,
+    _healthy,
+    _note_inputs,
+    _statuses,
+    _verdict,
+    _zone_notes,
+)
+from analyzer.model import Diagnosis
+
+if TYPE_CHECKING:
+    from analyzer.ingest import Ingest
+    from analyzer.rules import RuleSet
+
+
+def gather(
+    timeline: pd.DataFrame,
+    findings: pd.DataFrame,
+    ingest: Ingest,
+    rules: Any,
+    notes: list[str],
+) -> Case:
+    """Steps 0–5: everything the scoring looks at."""
+    columns = _Columns(timeline)
+    zones = zone_offsets(timeline, columns=columns)
+    if zones.offsets:
+        ts = aligned_times(timeline, zones)
+        order = ["ts", "node", "file", "line_no"]
+        timeline = timeline.assign(ts=ts).sort_values(order, kind="stable")
+        findings = findings.assign(ts=ts.reindex(findings.index).array)
+        notes.extend(_zone_notes(zones))
+        columns = _Columns(timeline)
+    facts = node_facts(timeline, ingest, columns=columns)
+    consistency = check_consistency(facts)
+    directory = PeerDirectory(facts, consistency.majority_nodes)
+    # (the texts need only which rows _blaming keeps: a one-column frame of them)
+    blaming_rows = findings[["node"]][_blaming_rows(findings)] if not findings.empty else findings
+    texts = finding_texts(timeline, blaming_rows, columns=columns)
+    # (object dtype: the frames filtered from it below share the strings, no copies)
+    full_text = np.array([texts.get(r) for r in findings.index.tolist()], dtype=object)
+    findings = findings.assign(full_text=pd.Series(full_text, index=findings.index, dtype=object))
+    errors = _errors(findings)
+    blaming = _blaming(findings)
+    blames = resolve_blames(blaming, directory, rules, texts)
+    blames = mark_early(drop_transient_waits(blames, facts), errors)
+    clock = estimate_clock_offsets(facts, blames)
+    intrinsic = _intrinsic_findings(errors, blames)
+    # (what detect_silence reads of the symptoms: their nodes and times)
+    symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
+    silent = detect_silence(facts, symptoms, blames, clock)
+    blocked = detect_blocked(facts, blaming)
+    case = Case(
+        facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked, zones
+    )
+    case._memo["symptom_times"] = symptoms
+    return case
+
+
+def diagnose(
+    timeline: pd.DataFrame, findings: pd.DataFrame, ingest: Ingest, rules: RuleSet | None
+) -> Diagnosis:
+    """Steps 0–7 of the module doc: the verdict, node statuses and the reasoning notes."""
+    notes: list[str] = []
+    ev = gather(timeline, findings, ingest, rules, notes)
+    _note_inputs(ev, notes)
+    cands = _rank(ev) if ev.failing else []
+    if not cands:
+        return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
+    root_cause = _verdict(ev, cands, rules, notes)
+    return _finish(root_cause, ev, _statuses(cands[0].node, ev, cands[0].time), notes)

@@ -1,0 +1,133 @@
+"""The bundle every signal's result goes into, and the suspects it yields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from analyzer.diagnose.clocks import ClockEstimate
+from analyzer.diagnose.common import SYMPTOM_CATEGORIES, _utc, _values
+from analyzer.diagnose.consistency import Consistency
+from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.zones import ZoneFix
+
+
+@dataclass
+class Candidate:
+    """One suspect node, its points and the reasons for them."""
+
+    node: str
+    score: float = 0.0
+    reasons: list[str] = field(default_factory=list)
+    blamers: list[str] = field(default_factory=list)
+    intrinsic: dict | pd.Series | None = None  #: its first intrinsic finding (column → value)
+    time: Any = None  #: its failure time (corrected clock)
+
+    def add(self, points: float, reason: str) -> None:
+        self.score += points
+        self.reasons.append(f"{reason} ({points:+g})")
+
+
+def _intrinsic_findings(errors: pd.DataFrame, blames: pd.DataFrame) -> pd.DataFrame:
+    """Errors that are a node's own: blamed on itself, or not a symptom and blaming no peer."""
+    if errors.empty:
+        return errors
+    peer_rows = set(blames.loc[~blames["self"], "row"]) if not blames.empty else set()
+    self_rows = set(blames.loc[blames["self"], "row"]) if not blames.empty else set()
+    own = errors.index.isin(list(self_rows)) | (
+        ~errors["category"].isin(SYMPTOM_CATEGORIES) & ~errors.index.isin(list(peer_rows))
+    )
+    return errors[own]
+
+
+@dataclass
+class Case:
+    """Everything the scoring and the verdict look at (one bundle, to keep signatures short)."""
+
+    facts: dict[str, Facts]
+    errors: pd.DataFrame
+    blames: pd.DataFrame
+    intrinsic: pd.DataFrame
+    consistency: Consistency
+    clock: ClockEstimate
+    silent: dict[str, float]
+    findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
+    blocked: dict[str, Any] = field(default_factory=dict)  #: node → its last start-up wait row
+    zones: ZoneFix = field(default_factory=lambda: ZoneFix())
+    _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def failing(self) -> bool:
+        """Any sign of failure at all: an error, a silent death, a start-up that never ended."""
+        return (
+            not self.errors.empty
+            or bool(self.silent)
+            or bool(self.blocked)
+            or bool(self.waited_for())
+            or bool(self.unexplained_exits())
+        )
+
+    def unexplained_exits(self) -> set[str]:
+        """Nodes whose log ends with a traceback that no rule recognised (no error finding)."""
+        erring = self._memo.get("erring")
+        if erring is None:
+            erring = self._memo["erring"] = set(_values(self.errors["node"]))
+        return {n for n, f in self.facts.items() if f.uncaught and n not in erring}
+
+    @property
+    def symptoms(self) -> pd.DataFrame:
+        """Errors that are not a node's own: reactions to another node's failure."""
+        got = self._memo.get("symptoms")
+        if got is None:
+            got = self._memo["symptoms"] = self.errors[
+                ~self.errors.index.isin(self.intrinsic.index)
+            ]
+        return got
+
+    def first_times(self, frame: str) -> dict[str, Any]:
+        """Per node, the earliest time (UTC, uncorrected) of its ``errors`` or of the
+        ``blames`` it logged: :func:`_first_time` for every node at once (kept)."""
+        got = self._memo.get(frame)
+        if got is None:
+            rows = self.errors if frame == "errors" else self.blames
+            got = self._memo[frame] = _first_times(rows, "node" if frame == "errors" else "victim")
+        return got
+
+    def symptom_times(self) -> pd.DataFrame:
+        """:attr:`symptoms`' ``node`` and ``ts`` (all that silence detection reads; kept)."""
+        got = self._memo.get("symptom_times")
+        if got is None:
+            own = self.errors.index.isin(self.intrinsic.index)
+            got = self._memo["symptom_times"] = self.errors[["node", "ts"]][~own]
+        return got
+
+    @property
+    def first_errors(self) -> pd.DataFrame:
+        """Each node's first error: ``errors.sort_values("ts").drop_duplicates("node")`` (kept;
+        the order found on the two columns it depends on)."""
+        got = self._memo.get("first_errors")
+        if got is None:
+            first = self.errors[["ts", "node"]].sort_values("ts").drop_duplicates("node").index
+            got = self._memo["first_errors"] = self.errors.loc[first]
+        return got
+
+    def waited_for(self) -> set[str]:
+        """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
+        if self.blames.empty:
+            return set()
+        waits = self.blames[~self.blames["self"] & (self.blames["category"] == "session_blocked")]
+        return set(waits["blamed"])
+
+
+def _first_times(frame: pd.DataFrame, key: str) -> dict[str, Any]:
+    """Per value of ``frame[key]``, its rows' earliest time (UTC, uncorrected): one group-by."""
+    if frame.empty:
+        return {}
+    return _utc(frame["ts"]).groupby(frame[key].to_numpy()).min().to_dict()
+
+
+def _corrected(times: dict[str, Any], node: str, clock: ClockEstimate) -> Any:
+    """``_first_time`` from :func:`_first_times`: the node's corrected time, None if it has none."""
+    return clock.correct(node, times[node]) if node in times else None

@@ -1,0 +1,134 @@
+"""Step 3, consistency: cluster specs, shared addresses and versions across nodes."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from analyzer.diagnose.common import _address_key, _node_order
+from analyzer.diagnose.facts import Facts
+
+
+@dataclass
+class Consistency:
+    """Cross-node disagreements: text for the report and the nodes that are odd ones out."""
+
+    messages: list[str] = field(default_factory=list)
+    spec_outliers: set[str] = field(default_factory=set)
+    majority_nodes: set[str] | None = None
+    version_outliers: dict[str, str] = field(default_factory=dict)  #: node → what differs
+    shared_addresses: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _spec_key(cluster: dict[str, list[str]]) -> tuple:
+    return tuple(
+        sorted(
+            (job, tuple(_address_key(a) or (a, "") for a in addrs))
+            for job, addrs in cluster.items()
+        )
+    )
+
+
+def _describe_spec_difference(odd: dict, usual: dict) -> str:
+    parts = []
+    for job in sorted(set(odd) | set(usual)):
+        a, b = odd.get(job, []), usual.get(job, [])
+        if len(a) != len(b):
+            parts.append(f"{len(a)} {job} task(s) instead of {len(b)}")
+            continue
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if _address_key(x) != _address_key(y):
+                parts.append(f"{job}:{i} at {x} instead of {y}")
+    return ", ".join(parts) or "a different order"
+
+
+def _majority(groups: dict[tuple, list[str]]) -> tuple | None:
+    ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    if len(ranked) > 1 and len(ranked[0][1]) == len(ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
+    specs = {n: f.cluster for n, f in facts.items() if f.cluster and not f.missing}
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for node, cluster in specs.items():
+        groups[_spec_key(cluster)].append(node)
+    if len(groups) > 1:
+        major = _majority(groups)
+        if major is None:
+            out.messages.append(
+                "Cluster specs disagree and no version is held by a majority: "
+                + "; ".join(", ".join(sorted(nodes)) for nodes in groups.values())
+            )
+            out.spec_outliers.update(specs)
+        else:
+            out.majority_nodes = set(groups[major])
+            usual = specs[groups[major][0]]
+            for key, nodes in groups.items():
+                if key == major:
+                    continue
+                for node in sorted(nodes):
+                    out.spec_outliers.add(node)
+                    out.messages.append(
+                        f"{node}'s cluster spec differs from the one {len(groups[major])} other "
+                        f"node(s) use: {_describe_spec_difference(specs[node], usual)}."
+                    )
+    for node, f in facts.items():
+        task = f.task or {}
+        job, index = task.get("type"), task.get("index")
+        if f.cluster and job is not None:
+            try:
+                in_spec = 0 <= int(index or 0) < len(f.cluster.get(str(job), []))
+            except (TypeError, ValueError):
+                in_spec = False
+            if not in_spec:
+                out.spec_outliers.add(node)
+                out.messages.append(f"{node}'s own task {job}:{index} is not in its cluster spec.")
+
+
+def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
+    """Two tasks on one address, within any one node's cluster spec."""
+    for f in sorted(facts.values(), key=lambda f: _node_order(f.node)):
+        seen: dict[tuple[str, str], list[str]] = defaultdict(list)
+        raw: dict[tuple[str, str], str] = {}
+        for job, addrs in (f.cluster or {}).items():
+            for i, addr in enumerate(addrs):
+                if key := _address_key(addr):
+                    seen[key].append(f"{job}:{i}")
+                    raw.setdefault(key, addr)
+        for key, tasks in seen.items():
+            address = raw[key]
+            if len(tasks) > 1 and address not in out.shared_addresses:
+                out.shared_addresses[address] = sorted(tasks)
+                out.messages.append(
+                    f"{f.node}'s cluster spec puts {', '.join(sorted(tasks))} on one address "
+                    f"{address}."
+                )
+
+
+def _check_versions(facts: dict[str, Facts], out: Consistency) -> None:
+    for name in ("tensorflow", "python", "protobuf", "grpc"):
+        values = {n: f.versions[name] for n, f in facts.items() if name in f.versions}
+        counts = Counter(values.values())
+        if len(counts) < 2:
+            continue
+        common, common_n = counts.most_common(1)[0]
+        out.messages.append(
+            f"{name} versions differ: "
+            + ", ".join(f"{n} {v}" for n, v in sorted(values.items()))
+            + "."
+        )
+        if common_n > len(values) / 2:
+            for node, value in values.items():
+                if value != common:
+                    out.version_outliers[node] = f"{name} {value} (others run {common})"
+
+
+def check_consistency(facts: dict[str, Facts]) -> Consistency:
+    """Step 3: cluster specs, shared addresses and versions compared across nodes."""
+    out = Consistency()
+    _check_specs(facts, out)
+    _check_addresses(facts, out)
+    _check_versions(facts, out)
+    return out

@@ -1,0 +1,182 @@
+"""Step 6, scoring: points per suspect node from every signal; best first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.diagnose.case import Candidate, Case, _corrected
+from analyzer.diagnose.common import (
+    _KILLED_RE,
+    _dict_rows,
+    _human_duration,
+    _node_order,
+    _utc,
+    _utc_one,
+    _values,
+)
+from analyzer.diagnose.silence import _reacted, _reactions
+
+
+def score_candidates(ev: Case) -> list[Candidate]:
+    """Step 6: points per node; the list is sorted best first (ties: earliest failure)."""
+    cands: dict[str, Candidate] = {}
+
+    def cand(node: str) -> Candidate:
+        return cands.setdefault(node, Candidate(node))
+
+    peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
+    for node, (early_victims, victims) in _blame_groups(peer_blames):
+        early = sorted(early_victims)
+        late = sorted(victims - set(early))
+        c = cand(str(node))
+        c.blamers = early + late
+        if early:
+            c.add(3 + min(len(early) - 1, 3), f"blamed by {', '.join(early)}")
+        if late:
+            c.add(1, f"named later by {', '.join(late)}, after their own failure had begun")
+    for node, first in _earliest_rows(ev.intrinsic).items():
+        c = cand(str(node))
+        c.intrinsic = first
+        c.add(3, f"its own error: {c.intrinsic['category']}")
+        if ev.facts.get(str(node)) and ev.facts[str(node)].ending == "exception":
+            c.add(1, "its log ends with that failure")
+    reactions = None
+    for node, after in ev.silent.items():
+        cand(node).add(
+            2, f"its log stops {_human_duration(after)} before its peers' with no goodbye"
+        )
+        if reactions is None:
+            reactions = _reactions(ev.symptom_times(), ev.blames, ev.clock)
+        if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
+            cand(node).add(1, "its peers began failing right after it went quiet")
+    for node in ev.unexplained_exits():
+        cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
+    for node, f in ev.facts.items():
+        if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
+            cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
+    failing = ev.failing
+    if failing:
+        for node in ev.consistency.spec_outliers:
+            cand(node).add(3, "its cluster spec disagrees with the others'")
+        for node, what in ev.consistency.version_outliers.items():
+            cand(node).add(2, f"odd version: {what}")
+        unresolved = (
+            ev.errors[~ev.errors.index.isin(list(ev.blames["row"]))]
+            if not ev.blames.empty
+            else ev.errors
+        )
+        for node, f in ev.facts.items():
+            if f.missing and ev.blocked:
+                cand(node).add(
+                    2, f"left no log while {', '.join(sorted(ev.blocked))} wait for tasks"
+                )
+            elif f.missing and not unresolved.empty:
+                cand(node).add(1, "left no log while peers report unreachable peers")
+    if not peer_blames.empty:
+        first_error = ev.first_errors  # (= errors.sort_values("ts").groupby("node").head(1))
+        victims_rows = set(_values(peer_blames["row"]))
+        for row_id, node in zip(
+            first_error.index.tolist(), _values(first_error["node"]), strict=True
+        ):
+            if row_id in victims_rows and str(node) in cands:
+                cands[str(node)].add(-1, "its own first error blames another node")
+    for node, c in cands.items():
+        c.time = _failure_time(node, c, ev)
+    if failing and not cands:
+        for node in [*ev.errors["node"].unique(), *ev.blocked]:
+            c = cand(str(node))
+            c.time = _failure_time(str(node), c, ev)
+    return sorted(
+        cands.values(),
+        key=lambda c: (
+            -c.score,
+            c.time if c.time is not None else pd.Timestamp.max.tz_localize("UTC"),
+            _node_order(c.node),
+        ),
+    )
+
+
+def _blame_groups(peer_blames: pd.DataFrame) -> list[tuple[Any, tuple[set, set]]]:
+    """``groupby("blamed")`` of peer blames: per blamed node (sorted), the set of its early
+    blamers and the set of all its blamers."""
+    if peer_blames.empty:
+        return []
+    early = peer_blames.get("early", False)
+    pairs = peer_blames.assign(early=early).groupby(["blamed", "victim"], sort=True)["early"].any()
+    groups: dict[Any, tuple[set, set]] = {}
+    for (blamed, victim), any_early in zip(pairs.index.tolist(), pairs.tolist(), strict=True):
+        group = groups.get(blamed)
+        if group is None:
+            group = groups[blamed] = (set(), set())
+        if any_early:
+            group[0].add(victim)
+        group[1].add(victim)
+    return list(groups.items())
+
+
+def _earliest_rows(frame: pd.DataFrame) -> dict[Any, dict]:
+    """Per node (in sorted order), its earliest row as a dict:
+    ``{node: rows.sort_values("ts").iloc[0] for node, rows in frame.groupby("node")}``,
+    from one stable sort; a node whose earliest time is shared by two rows is sorted as such."""
+    if frame.empty:
+        return {}
+    # Arrow sorts stably (the first of equal times wins); numpy's quicksort may not
+    stable = isinstance(frame["ts"].dtype, pd.ArrowDtype)
+    codes, uniques = pd.factorize(frame["node"], sort=True)
+    ts = _utc(frame["ts"]).to_numpy(dtype="datetime64[ns]")
+    late = np.iinfo(np.int64).max  # a missing time sorts last
+    key = np.where(np.isnat(ts), late, ts.astype(np.int64))
+    present = np.flatnonzero(codes >= 0)
+    order = present[np.lexsort((key[present], codes[present]))]
+    starts = np.flatnonzero(np.r_[True, codes[order][1:] != codes[order][:-1]])
+    first = order[starts]
+    following = order[np.minimum(starts + 1, len(order) - 1)]
+    tied = (
+        ~np.bool_(stable)
+        & (starts + 1 < len(order))
+        & (codes[following] == codes[first])
+        & (key[following] == key[first])
+        & (key[first] != late)
+    )
+    rows = _dict_rows(frame.iloc[first])
+    out: dict[Any, dict] = {}
+    for code, row, tie in zip(codes[first].tolist(), rows, tied.tolist(), strict=True):
+        node = uniques[code]
+        if tie:  # which of the two comes first is the sort's business
+            group = frame[(frame["node"] == node).to_numpy(dtype=bool)]
+            row = group.sort_values("ts").iloc[0].to_dict()
+        out[node] = row
+    return out
+
+
+def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
+    f = ev.facts.get(node)
+    if c.intrinsic is not None:
+        return ev.clock.correct(node, _utc_one(c.intrinsic["ts"]))
+    if node in ev.silent and f is not None:
+        return ev.clock.correct(node, f.last_time)
+    own = _corrected(ev.first_times("errors"), node, ev.clock)
+    if own is not None:
+        return own
+    if not ev.blames.empty:
+        against = ev.blames[ev.blames["blamed"] == node]
+        if not against.empty:
+            times = [
+                ev.clock.correct(v, t)
+                for v, t in zip(against["victim"], _utc(against["ts"]), strict=True)
+            ]
+            return min(times)
+    if ev.blocked and ev.findings is not None:
+        waits = ev.findings.loc[list(ev.blocked.values())]
+        return min(
+            ev.clock.correct(str(n), t)
+            for n, t in zip(waits["node"], _utc(waits["ts"]), strict=True)
+        )
+    return None
+
+
+def _rank(ev: Case) -> list[Candidate]:
+    return [c for c in score_candidates(ev) if c.score > 0] or score_candidates(ev)

@@ -1,0 +1,100 @@
+"""Step 5, silence and waiting: logs that stop mid-run, start-ups that never ended."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from analyzer.diagnose.clocks import ClockEstimate, _corrected_times
+from analyzer.diagnose.common import (
+    BLOCKED_TAIL,
+    SILENCE_BURST_S,
+    SILENCE_GRACE_S,
+    _seconds,
+    _utc,
+    _values,
+)
+from analyzer.diagnose.facts import Facts
+
+
+def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate) -> pd.DataFrame:
+    """Symptom errors with their (corrected) time and the node they blame, if any."""
+    peer = blames[~blames["self"]] if not blames.empty else blames
+    blamed_of_row = dict(zip(_values(peer["row"]), _values(peer["blamed"]), strict=True))
+    return pd.DataFrame(
+        {
+            "node": symptoms["node"].astype(str).to_numpy(),
+            "blamed": [blamed_of_row.get(r) for r in symptoms.index.tolist()],
+            "ts": _corrected_times(symptoms["node"], _utc(symptoms["ts"]), clock).array,
+        }
+    )
+
+
+def detect_silence(
+    facts: dict[str, Facts], symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
+) -> dict[str, float]:
+    """Step 5: nodes that died silently → seconds their peers logged after them.
+
+    ``symptoms`` are the errors that are not a node's own (see :func:`_intrinsic_findings`);
+    only those can be the peers' reaction to a silent death. Being blamed early counts too.
+    """
+    last = {
+        n: clock.correct(n, f.last_time)
+        for n, f in facts.items()
+        if f.last_time is not None and not pd.isna(f.last_time)
+    }
+    # being waited for at start-up says a node was not there yet, not that it died
+    early = (
+        blames[~blames["self"] & blames["early"] & (blames["category"] != "session_blocked")]
+        if not blames.empty
+        else blames
+    )
+    blamed = set(early["blamed"]) if not early.empty else set()
+    reactions = _reactions(symptoms, blames, clock)
+    silent: dict[str, float] = {}
+    for node, f in facts.items():
+        if node not in last or f.ending not in ("mid-run", "killed"):
+            continue
+        others = [t for n, t in last.items() if n != node]
+        if not others:
+            continue
+        after = _seconds(max(others) - last[node])
+        if after <= 0:
+            continue
+        implicated = node in blamed or _reacted(reactions, node, last[node])
+        if implicated or (f.ending == "killed" and after >= SILENCE_GRACE_S):
+            silent[node] = after
+    return silent
+
+
+def _reacted(reactions: pd.DataFrame, node: str, stop: Any) -> bool:
+    """Did a peer start failing soon after ``node`` stopped, without blaming someone else?"""
+    if reactions.empty:
+        return False
+    window = (reactions["ts"] >= stop) & (
+        reactions["ts"] <= stop + pd.Timedelta(seconds=SILENCE_BURST_S)
+    )
+    unexplained = reactions["blamed"].isna() | (reactions["blamed"] == node)
+    return bool((window & unexplained & (reactions["node"] != node)).any())
+
+
+def detect_blocked(facts: dict[str, Facts], warnings: pd.DataFrame) -> dict[str, Any]:
+    """Nodes whose log ends while still waiting at start-up → the waiting line's row.
+
+    A ``session_blocked`` finding among a node's last ``BLOCKED_TAIL`` events, with no error
+    after it and no goodbye, means start-up never finished there.
+    """
+    blocked: dict[str, Any] = {}
+    if warnings.empty:
+        return blocked
+    waits = warnings[warnings["category"] == "session_blocked"]
+    for node, rows in waits.groupby("node"):
+        f = facts.get(str(node))
+        if f is None or f.ending not in ("mid-run", "killed"):
+            continue
+        near_end = set(f.tail_rows[-BLOCKED_TAIL:])
+        last = [r for r in rows.index if r in near_end]
+        if last:
+            blocked[str(node)] = last[-1]
+    return blocked

@@ -1,0 +1,388 @@
+"""Step 7, the verdict: category, statuses, summary, confidence and the notes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from analyzer.diagnose.case import Candidate, Case, _corrected
+from analyzer.diagnose.clocks import ClockEstimate, _corrected_times
+from analyzer.diagnose.common import (
+    MAX_EVIDENCE,
+    SILENCE_BURST_S,
+    SILENCE_GRACE_S,
+    SKEW_MIN_S,
+    SPEC_CONSEQUENCES,
+    _clip,
+    _human_duration,
+    _node_order,
+    _records,
+    _rule,
+    _seconds,
+    _utc,
+    _values,
+)
+from analyzer.diagnose.evidence import (
+    _blame_evidence,
+    _blocked_evidence,
+    _missing_evidence,
+    _root_evidence,
+    _victim_evidence,
+)
+from analyzer.diagnose.phrases import CATEGORY_PHRASE, DEFAULT_REMEDIATION, ENDING_TEXT
+from analyzer.diagnose.scoring import _blame_groups, _rank
+from analyzer.diagnose.silence import detect_silence
+from analyzer.diagnose.zones import ZoneFix
+from analyzer.identity import task_name
+from analyzer.model import Diagnosis, NodeReport, RootCause
+
+
+def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
+    """(category, pattern id) of what happened at the root node itself."""
+    f = ev.facts.get(node)
+    spec_odd = node in ev.consistency.spec_outliers
+    if c.intrinsic is not None:
+        category = str(c.intrinsic["category"])
+        if spec_odd and category in SPEC_CONSEQUENCES:
+            return "cluster_spec_mismatch", None
+        return category, c.intrinsic.get("pattern_id")
+    if spec_odd:
+        return "cluster_spec_mismatch", None
+    if node in ev.consistency.version_outliers:
+        return "version_mismatch", None
+    if f is not None and f.missing and ev.blocked and ev.errors.empty:
+        return "session_blocked", None
+    if node in ev.silent and _peers_timed_out(node, ev):
+        return "deadline_exceeded", None
+    if node not in ev.silent and f is not None and _only_waited_for(node, ev):
+        return "session_blocked", None
+    if (
+        f is None
+        or f.missing
+        or node in ev.silent
+        or f.ending in ("killed", "mid-run", "exception")
+    ):
+        return "node_crash", None
+    own = ev.errors[ev.errors["node"] == node].sort_values("ts")
+    if not own.empty:
+        return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
+    return "node_crash", None
+
+
+def _only_waited_for(node: str, ev: Case) -> bool:
+    """Are all early blames against ``node`` start-up waits (none says it failed later)?"""
+    against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"] & ev.blames["early"]]
+    return bool(len(against)) and (against["category"] == "session_blocked").all()
+
+
+def _peers_timed_out(node: str, ev: Case) -> bool:
+    """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
+    connection (it died)? A dead process closes its sockets; a hung one keeps them open."""
+    f = ev.facts[node]
+    stop = ev.clock.correct(node, f.last_time)
+    peers = ev.errors[ev.errors["node"] != node]
+    if peers.empty:
+        return False
+    times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
+    window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
+    firsts = window.sort_values("ts").drop_duplicates("node")["category"]
+    return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
+
+
+def _confidence(cands: list[Candidate]) -> float:
+    top = cands[0].score
+    conf = 1 - 0.5 ** (max(top, 0.5) / 2)
+    if len(cands) > 1 and top - cands[1].score < 2:
+        conf *= 0.7
+    return conf
+
+
+def _what_happened(node: str, category: str, ev: Case) -> str:
+    """The verb phrase of the summary: what the root node did, as far as the logs tell."""
+    f = ev.facts.get(node)
+    if f is not None and f.missing:
+        if category == "session_blocked":
+            return "never joined the cluster: it left no log while its peers waited for it"
+        return (
+            f"{CATEGORY_PHRASE.get(category, category)} (it left no log; inferred from its peers)"
+        )
+    if node in ev.silent and category == "deadline_exceeded":
+        return "hung: its log stops mid-run and its peers then time out waiting for it"
+    if node in ev.silent and category == "node_crash":
+        return "died without logging an error: its log stops mid-run"
+    if category == "session_blocked" and node in ev.waited_for():
+        late = _late_start(node, ev)
+        return "kept its peers waiting at start-up" + (
+            f" (its log starts {_human_duration(late)} after theirs)" if late else ""
+        )
+    return CATEGORY_PHRASE.get(category, category)
+
+
+def _late_start(node: str, ev: Case) -> float | None:
+    """Seconds by which ``node``'s log starts after the median of its peers', if it does."""
+    starts = {
+        n: ev.clock.correct(n, f.first_time)
+        for n, f in ev.facts.items()
+        if f.first_time is not None and not pd.isna(f.first_time)
+    }
+    if node not in starts or len(starts) < 2:
+        return None
+    others = sorted(t for n, t in starts.items() if n != node)
+    late = _seconds(starts[node] - others[len(others) // 2])
+    return late if late >= SILENCE_GRACE_S else None
+
+
+def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) -> str:
+    """One sentence for a ticket: who, what, when, and who suffered."""
+    when = (
+        f" at {pd.Timestamp(time).strftime('%Y-%m-%d %H:%M:%S')} UTC"
+        if time is not None and not pd.isna(time)
+        else ""
+    )
+    tail = f"; affected after it: {', '.join(victims)}" if victims else ""
+    what = _what_happened(node, category, ev)
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    return f"{who} {what}{when} [{category}]{tail}."
+
+
+def _statuses(root: str | None, ev: Case, root_time: Any) -> dict[str, tuple[str, float | None]]:
+    """Status and lag (seconds behind the root cause) per node."""
+    out: dict[str, tuple[str, float | None]] = {}
+    blamers = (
+        set(_values(ev.blames.loc[(ev.blames["blamed"] == root) & ~ev.blames["self"], "victim"]))
+        if root and not ev.blames.empty
+        else set()
+    )
+    erring = ev.first_times("errors")
+    for node, f in ev.facts.items():
+        if node == root:
+            out[node] = ("failed", None)
+        elif f.missing:
+            out[node] = ("missing", None)
+        elif root and (node in erring or node in blamers or node in ev.blocked):
+            first = _corrected(erring, node, ev.clock)
+            if first is None and node in ev.blocked and ev.findings is not None:
+                first = ev.clock.correct(
+                    node, _utc(ev.findings.loc[[ev.blocked[node]], "ts"]).iloc[0]
+                )
+            if first is None and not ev.blames.empty:
+                first = _corrected(ev.first_times("blames"), node, ev.clock)
+            lag = (
+                _seconds(first - root_time) if first is not None and root_time is not None else None
+            )
+            out[node] = ("victim", round(lag, 3) if lag is not None else None)
+        elif node in ev.silent:
+            out[node] = ("silent", None)
+        else:
+            out[node] = ("ok", None)
+    return out
+
+
+def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> list[NodeReport]:
+    reports = []
+    blamed_by = defaultdict(set)
+    if not ev.blames.empty:
+        for own, blamed, victim in zip(
+            *(_values(ev.blames[c]) for c in ("self", "blamed", "victim")), strict=True
+        ):
+            if not own:
+                blamed_by[blamed].add(victim)
+    first_of: dict[Any, dict] = {}
+    if not ev.errors.empty:
+        firsts = ev.first_errors[["node", "ts", "message", "category"]]
+        for row in _records(firsts.assign(ts=_utc(firsts["ts"]).array)):
+            first_of.setdefault(row.node, row._asdict())
+    for node in sorted(ev.facts, key=_node_order):
+        f = ev.facts[node]
+        first = first_of.get(node)
+        status, lag = statuses.get(node, ("ok", None))
+        reports.append(
+            NodeReport(
+                node=node,
+                task=task_name(node),
+                files=f.files,
+                lines=f.lines,
+                status=status,
+                first_error_time=first["ts"] if first is not None else None,
+                first_error=_clip(first["message"]) if first is not None else None,
+                first_error_category=first["category"] if first is not None else None,
+                first_time=f.first_time,
+                last_time=f.last_time,
+                ending=f.ending,
+                exit_info=f.exit_info,
+                versions=dict(f.versions),
+                cluster=f.cluster,
+                address=f.address,
+                clock_offset_s=ev.clock.offsets.get(node),
+                zone_offset_s=ev.zones.offsets.get(node),
+                lag_s=lag,
+                blamed_by=sorted(blamed_by.get(node, ())),
+            )
+        )
+    return reports
+
+
+def _healthy(ev: Case, notes: list[str]) -> RootCause:
+    warn = ""
+    if ev.consistency.messages:
+        warn = " (but see the consistency notes)"
+    missing = sorted(n for n, f in ev.facts.items() if f.missing)
+    ambiguity = None
+    if missing:
+        ambiguity = f"No log for {', '.join(missing)}: a failure there would not show."
+    notes.append("No error-level finding and no silent death: the run looks healthy.")
+    return RootCause(
+        node=None,
+        task=None,
+        category="none",
+        confidence=0.6 if ambiguity else 0.9,
+        time=None,
+        summary=f"Nothing failed: no node logged an error and none stopped early{warn}.",
+        ambiguity=ambiguity,
+    )
+
+
+def _ambiguity(
+    cands: list[Candidate], ev: Case, root: str, clock_dependent: str | None
+) -> str | None:
+    parts = []
+    if len(cands) > 1 and cands[0].score - cands[1].score < 2:
+        parts.append(
+            f"{cands[1].node} is almost as likely ({cands[1].score:g} vs {cands[0].score:g} points: "
+            + "; ".join(cands[1].reasons)
+            + ")"
+        )
+    f = ev.facts.get(root)
+    if f is not None and f.missing:
+        parts.append(f"{root} left no log, so what happened there is inferred from its peers")
+    if clock_dependent:
+        parts.append(clock_dependent)
+    return "; ".join(parts) or None
+
+
+def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
+    """Would the verdict differ without the clock correction? A sentence if so."""
+    if not ev.clock.applied or not cands:
+        return None
+    raw_clock = ClockEstimate(offsets=dict(ev.clock.offsets))
+    raw = replace(
+        ev,
+        clock=raw_clock,
+        silent=detect_silence(ev.facts, ev.symptom_times(), ev.blames, raw_clock),
+    )
+    raw_cands = _rank(raw)
+    if raw_cands and raw_cands[0].node != cands[0].node:
+        return (
+            f"without clock correction the verdict would be {raw_cands[0].node}; "
+            f"it rests on the estimated offsets ({_offset_text(ev.clock)})"
+        )
+    return None
+
+
+def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> RootCause:
+    """Step 7: the root cause from the best candidate, with evidence and confidence."""
+    best = cands[0]
+    clock_dependent = _clock_dependence(ev, cands)
+    if clock_dependent:
+        notes.append(clock_dependent[0].upper() + clock_dependent[1:] + ".")
+    elif ev.clock.applied:
+        notes.append("The verdict is the same with and without the clock correction.")
+    for c in cands[:4]:
+        notes.append(f"Candidate {c.node}: {c.score:g} points — " + "; ".join(c.reasons) + ".")
+    category, pattern_id = _root_category(best.node, best, ev)
+    statuses = _statuses(best.node, ev, best.time)
+    victims = sorted(
+        (n for n, (s, _) in statuses.items() if s == "victim"),
+        key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"),
+    )
+    evidence = _root_evidence(best.node, best, category, ev, rules)
+    evidence += _missing_evidence(best.node, ev)
+    evidence += _blame_evidence(best.node, ev, rules, ev.findings)
+    evidence += _blocked_evidence(ev, rules)
+    evidence += _victim_evidence(best.node, ev, {e.node for e in evidence})
+    confidence = _confidence(cands)
+    if ev.facts.get(best.node) is not None and ev.facts[best.node].missing:
+        confidence *= 0.85
+    if clock_dependent:
+        confidence *= 0.8
+    notes.append(
+        f"Verdict: {best.node} is the first failing node; what happened there: {category}"
+        + (f" (rule {pattern_id})." if pattern_id else ".")
+    )
+    rule = _rule(rules, pattern_id)
+    return RootCause(
+        node=best.node,
+        task=task_name(best.node),
+        category=category,
+        confidence=round(min(max(confidence, 0.05), 0.99), 3),
+        time=best.time,
+        summary=_summary(best.node, category, best.time, ev, victims),
+        evidence=evidence[:MAX_EVIDENCE],
+        pattern_id=pattern_id,
+        remediation=(getattr(rule, "remediation", "") or "").strip()
+        or DEFAULT_REMEDIATION.get(category),
+        ambiguity=_ambiguity(cands, ev, best.node, clock_dependent),
+    )
+
+
+def _zone_notes(zones: ZoneFix) -> list[str]:
+    return [
+        f"Zones: {node}'s zone-less timestamps sit {_human_duration(off)} "
+        f"{'ahead of' if off > 0 else 'behind'} its own epoch/zoned ones "
+        f"({zones.pairs[node]} neighbouring line pairs); they were aligned (is --tz right?)."
+        for node, off in sorted(zones.offsets.items())
+    ]
+
+
+def _offset_text(clock: ClockEstimate) -> str:
+    return ", ".join(f"{n} {v:+.1f} s" for n, v in sorted(clock.applied.items())) or "none"
+
+
+def _note_inputs(ev: Case, notes: list[str]) -> None:
+    """Plain sentences for what each step found."""
+    present = [n for n, f in ev.facts.items() if not f.missing]
+    missing = [n for n, f in ev.facts.items() if f.missing]
+    notes.append(
+        f"Read {len(present)} node log(s)"
+        + (f"; {', '.join(missing)} named in the cluster spec left no log" if missing else "")
+        + f". {len(ev.errors)} error-level finding(s)."
+    )
+    for n in sorted(present, key=_node_order):
+        f = ev.facts[n]
+        notes.append(
+            f"{n}'s log ends {ENDING_TEXT.get(f.ending, f.ending)}"
+            + (f" ({f.exit_info})" if f.exit_info else "")
+            + "."
+        )
+    if not ev.blames.empty:
+        pairs = [(b, sorted(v)) for b, (_, v) in _blame_groups(ev.blames[~ev.blames["self"]])]
+        for blamed, victims in pairs:
+            notes.append(f"Blame: {', '.join(victims)} name(s) {blamed} in their errors.")
+    notes.extend(ev.consistency.messages)
+    for node, offset in ev.clock.applied.items():
+        notes.append(
+            f"Clock: {node}'s timestamps run {_human_duration(offset)} "
+            f"{'ahead of' if offset > 0 else 'behind'} its peers' ({ev.clock.reasons[node]}); corrected."
+        )
+    if not ev.clock.applied and len(ev.clock.offsets) >= 3:
+        notes.append(
+            f"Clock: no node's start-up or first errors stand out from its peers' by "
+            f"{SKEW_MIN_S:.0f} s or more; times are compared as logged."
+        )
+    for node, after in ev.silent.items():
+        notes.append(
+            f"Silence: {node}'s log stops mid-run {_human_duration(after)} before its peers'."
+        )
+
+
+def _finish(root_cause: RootCause, ev: Case, statuses: dict, notes: list[str]) -> Diagnosis:
+    return Diagnosis(
+        root_cause=root_cause,
+        nodes=_node_reports(ev, statuses),
+        consistency=list(ev.consistency.messages),
+        clock_offsets=dict(ev.clock.offsets),
+        notes=notes,
+    )
