@@ -209,6 +209,10 @@ DIAGNOSIS_KEYWORDS = (
     "core dumped",
     "Aborted",
     "terminate called",
+    "raining finished",
+    "inished training",
+    "raining complete",
+    "Loss for final step",
 )  # the specific words among analyzer.diagnose.KEYWORDS; its generic ones ("python") would keep too much
 
 

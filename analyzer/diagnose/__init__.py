@@ -87,6 +87,7 @@ from analyzer.diagnose.blame import (
 )
 from analyzer.diagnose.case import Case, _intrinsic_findings
 from analyzer.diagnose.common import _Columns
+from analyzer.diagnose.phases import node_phases, shutdown_noise
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.verdict import (
     _finish,
@@ -96,7 +97,7 @@ from analyzer.diagnose.verdict import (
     _verdict,
     _zone_notes,
 )
-from analyzer.model import Diagnosis
+from analyzer.model import Diagnosis, iso
 
 if TYPE_CHECKING:
     from analyzer.ingest import Ingest
@@ -133,6 +134,15 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     blames = mark_early(drop_transient_waits(blames, facts), errors)
+    phases = node_phases(timeline, columns.ts)
+    noise = shutdown_noise(errors, blames, phases, facts)
+    if len(noise):
+        notes.append(
+            f"Shutdown: {len(noise)} error(s) logged after training finished "
+            f"({iso(phases.end)}) name only peers that had finished: shutdown noise, not failures."
+        )
+        errors = errors[~errors.index.isin(noise)]
+        blames = blames[~blames["row"].isin(noise)]
     clock = estimate_clock_offsets(facts, blames)
     intrinsic = _intrinsic_findings(errors, blames)
     # (what detect_silence reads of the symptoms: their nodes and times)
@@ -140,7 +150,18 @@ def gather(
     silent = detect_silence(facts, symptoms, blames, clock)
     blocked = detect_blocked(facts, blaming)
     case = Case(
-        facts, errors, blames, intrinsic, consistency, clock, silent, findings, blocked, zones
+        facts,
+        errors,
+        blames,
+        intrinsic,
+        consistency,
+        clock,
+        silent,
+        findings,
+        blocked,
+        zones,
+        phases=phases,
+        noise=len(noise),
     )
     case._memo["symptom_times"] = symptoms
     return case

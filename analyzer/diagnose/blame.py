@@ -32,14 +32,8 @@ from analyzer.diagnose.common import (
 from analyzer.diagnose.facts import Facts
 
 _REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
-
-
 _PROPAGATED_RE = re.compile(r"grpc_message:\s*\"(?:[^\"]*aborted by|Cancelled|CANCELLED)", re.I)
-
-
 _CANCELLED_RE = re.compile(r"CancelledError|\bCANCELLED\b")
-
-
 _CLOSING_QUOTE_RE = re.compile(r'(?<!\\)"')
 
 

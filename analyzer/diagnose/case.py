@@ -11,6 +11,7 @@ from analyzer.diagnose.clocks import ClockEstimate
 from analyzer.diagnose.common import SYMPTOM_CATEGORIES, _utc, _values
 from analyzer.diagnose.consistency import Consistency
 from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
 
 
@@ -56,6 +57,8 @@ class Case:
     findings: pd.DataFrame | None = None  #: all findings (for the evidence lines)
     blocked: dict[str, Any] = field(default_factory=dict)  #: node → its last start-up wait row
     zones: ZoneFix = field(default_factory=lambda: ZoneFix())
+    phases: Phases = field(default_factory=lambda: Phases())
+    noise: int = 0  #: error lines set aside as shutdown noise
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property

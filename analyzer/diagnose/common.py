@@ -19,65 +19,25 @@ SYMPTOM_CATEGORIES = frozenset(
 
 #: What a wrong cluster spec typically causes at the node that holds it.
 SPEC_CONSEQUENCES = SYMPTOM_CATEGORIES | {"address_in_use", "name_resolution"}
-
-
 ERROR_SEVERITIES = ("error", "fatal")
-
-
 BLAME_SEVERITIES = ("warning", "error", "fatal")
-
-
 SKEW_MIN_S = 30.0  #: smaller apparent offsets are normal start-up / reaction jitter
-
-
 SKEW_HUGE_S = 600.0  #: an offset this large is a clock (or zone) error even on one event kind
-
-
 ZONE_STEP_S = 900  #: time zones are whole quarter hours apart
-
-
 SKEW_AGREE_S = 15.0  #: two event kinds agree when their offsets differ by less than this
-
-
 SILENCE_GRACE_S = 1.0  #: peers must log this much longer than a node for it to be "silent"
-
-
 START_WAIT_S = 10.0  #: start-up waits shorter than this are normal
-
-
 BLOCKED_TAIL = 12  #: a start-up wait this close to a log's end means it never got further
-
-
 SILENCE_BURST_S = 120.0  #: peers failing within this time after a node stops implicate it
-
-
 LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is teardown noise
-
-
 REGEX_TIMEOUT_S = 0.5  #: per rule re-run over an error's continuation lines
-
-
 CONTINUATION_LINES = 12  #: level-less lines after an error that still belong to it
-
-
 CONTINUATION_BEFORE = 2  #: lines before a level-less finding that it belongs with
-
-
 CLEAN_LOOKBACK = 8  #: a goodbye among a log's last this-many info lines makes a clean end
-
-
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
-
-
 MAX_EVIDENCE = 8
-
-
 SHORT_MESSAGE = 60  #: evidence lines shorter than this show their continuation lines too
-
-
 TEXT_LIMIT = 300
-
-
 #: Substrings of the lines this module reads beyond the rules' matches (for a condensed ingest).
 KEYWORDS = (
     "remote target",
@@ -113,8 +73,6 @@ _KILLED_RE = re.compile(
 
 
 _TASK_RE = re.compile(r"/job:(?P<job>[\w-]+)(?:/replica:\d+)?/task:(?P<index>\d+)")
-
-
 _ADDRESS_RE = re.compile(
     r"^(?:ipv[46]:|grpc://|dns:///?)?(?P<host>\[[^\]]+\]|[\w.\-]+):(?P<port>\d+)$"
 )

@@ -43,17 +43,9 @@ _EXIT_RE = re.compile(
 
 #: Lower-case words one of which every match of the pattern above contains (ASCII text).
 _CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "all done", "stopping")
-
-
 _EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
-
-
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
-
-
 MAX_FACT_ROWS = 20000
-
-
 _VERSION_RES = {
     "tensorflow": re.compile(
         r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?(\d+\.\d+[\w.+-]*)",

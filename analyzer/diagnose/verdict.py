@@ -234,13 +234,19 @@ def _healthy(ev: Case, notes: list[str]) -> RootCause:
     if missing:
         ambiguity = f"No log for {', '.join(missing)}: a failure there would not show."
     notes.append("No error-level finding and no silent death: the run looks healthy.")
+    what = "no node logged an error and none stopped early"
+    if ev.noise:
+        what = (
+            f"the {ev.noise} error line(s) logged after training finished only say that a peer "
+            "had already left (shutdown noise)"
+        )
     return RootCause(
         node=None,
         task=None,
         category="none",
         confidence=0.6 if ambiguity else 0.9,
         time=None,
-        summary=f"Nothing failed: no node logged an error and none stopped early{warn}.",
+        summary=f"Nothing failed: {what}{warn}.",
         ambiguity=ambiguity,
     )
 

@@ -11,8 +11,6 @@ from analyzer.diagnose.common import SKEW_MIN_S, ZONE_STEP_S, _Columns, _sort_or
 
 #: ``ts_origin`` values whose times carry their own zone (or are epoch seconds)...
 ABSOLUTE_ORIGINS = ("epoch", "wrapper")
-
-
 #: ...and those read in the node's local zone (``--tz``), which may be wrong.
 LOCAL_ORIGINS = ("parsed", "year_inferred")
 

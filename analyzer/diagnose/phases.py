@@ -1,0 +1,140 @@
+"""Phases: how far each node got, when the job's training ended, and what came after.
+
+A distributed run goes through the same phases on every node: its server starts, it joins the
+cluster, it trains, it may checkpoint, it finishes and shuts down. Which phases a node's log
+shows, and when, says two things the error lines alone do not:
+
+- **Shutdown noise.** Once training has finished, nodes leave one by one; a peer still
+  heart-beating or reducing logs ``UNAVAILABLE`` / ``Failed to send RPC to coordination
+  service`` naming the one that left first. Such a symptom, logged after the job's training
+  ended and naming nobody who failed, is not a failure (:func:`shutdown_noise`).
+- **Outliers** (used by the scoring): the node that reached fewer phases than its peers.
+
+The phases are a table of line patterns (RE2, matched over the message column at once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.diagnose.common import SYMPTOM_CATEGORIES, _contains, _utc, _values
+
+#: (phase, pattern over the message) in the order a run goes through them. Patterns are RE2
+#: and carry no anchor or word boundary (they run block-wise first).
+PHASES: tuple[tuple[str, str], ...] = (
+    (
+        "server",
+        r"Started server with target|[Ss]erver (?:started|listening)|server for /job:"
+        r"|Started (?:the )?coordination service",
+    ),
+    (
+        "connected",
+        r"Coordination agent has successfully connected|[Ss]ession created"
+        r"|Graph was finalized|Running local_init_op|MultiWorkerMirroredStrategy with cluster_spec"
+        r"|replicas in sync|ParameterServerStrategy.{0,40}(?:ready|connect)"
+        r"|Enabled multi-worker collective|Check health not enabled",
+    ),
+    (
+        "training",
+        r"[Ss]tep[ :=#]+\d|global_step[ :=/]|Epoch \d+/\d+|\d+/\d+ .{0,80}[mu]?s/step"
+        r"|loss[ :=]+[-\d.]",
+    ),
+    (
+        "checkpoint",
+        r"[Ss]aving (?:checkpoints?|weights|model)|[Cc]heckpoint (?:saved|written)"
+        r"|[Ss]aved (?:checkpoint|model|weights)|weights saved",
+    ),
+    (
+        "finished",
+        r"[Tt]raining (?:finished|complete|is done|done)|[Ff]inished training"
+        r"|Loss for final step|[Tt]raining ended|[Dd]one training|job finished",
+    ),
+)
+PHASE_NAMES = tuple(name for name, _ in PHASES)
+
+
+@dataclass
+class Phases:
+    """Per node, the first and last time each phase showed; and the job's end of training."""
+
+    first: dict[str, dict[str, Any]] = field(default_factory=dict)  #: node → phase → time
+    last: dict[str, dict[str, Any]] = field(default_factory=dict)
+    end: Any = None  #: the first time any node said its training finished (UTC), or None
+
+    def reached(self, node: str) -> list[str]:
+        """The phases ``node``'s log shows, in run order."""
+        seen = self.first.get(node, {})
+        return [p for p in PHASE_NAMES if p in seen]
+
+    def furthest(self, node: str) -> str | None:
+        got = self.reached(node)
+        return got[-1] if got else None
+
+    def finished(self, node: str) -> Any:
+        """When ``node`` said its training finished, or None."""
+        return self.first.get(node, {}).get("finished")
+
+
+def node_phases(timeline: pd.DataFrame, ts: pd.Series | None = None) -> Phases:
+    """The phases of every node: one pattern pass over the message column per phase."""
+    out = Phases()
+    if timeline.empty or "message" not in timeline:
+        return out
+    ts = _utc(timeline["ts"]) if ts is None else ts
+    nodes = timeline["node"].astype(str).to_numpy()
+    for name, pattern in PHASES:
+        hit = _contains(timeline["message"], pattern)
+        if not hit.any():
+            continue
+        times = pd.Series(ts.to_numpy()[hit], index=nodes[hit]).dropna()
+        grouped = times.groupby(level=0)
+        for node, t in grouped.min().items():
+            out.first.setdefault(str(node), {})[name] = t
+        for node, t in grouped.max().items():
+            out.last.setdefault(str(node), {})[name] = t
+    ends = [p["finished"] for p in out.first.values() if "finished" in p]
+    out.end = min(ends) if ends else None
+    return out
+
+
+def shutdown_noise(
+    errors: pd.DataFrame, blames: pd.DataFrame, phases: Phases, facts: dict[str, Any]
+) -> np.ndarray:
+    """Labels of the error rows that are shutdown noise.
+
+    A symptom (a lost peer, a failed heartbeat, a timeout) logged after the job's training
+    ended is shutdown noise when every peer it names had ended cleanly or finished training
+    by then: it only says that a peer left first. A node's own errors (OOM, a bad write) are
+    never noise, nor is a symptom naming a peer that died before finishing.
+    """
+    if errors.empty or phases.end is None:
+        return np.zeros(0, dtype=object)
+    times = _utc(errors["ts"])
+    late = (times >= phases.end).to_numpy() & errors["category"].isin(SYMPTOM_CATEGORIES).to_numpy()
+    if not late.any():
+        return np.zeros(0, dtype=object)
+    named: dict[Any, set[str]] = {}
+    if not blames.empty:
+        peer = blames[~blames["self"]]
+        for row, blamed in zip(_values(peer["row"]), _values(peer["blamed"]), strict=True):
+            named.setdefault(row, set()).add(str(blamed))
+    noise = []
+    for label, t in zip(errors.index[late].tolist(), times[late].tolist(), strict=True):
+        if all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
+            noise.append(label)
+    return np.array(noise, dtype=object)
+
+
+def _left_by(f: Any, phases: Phases, node: str, t: Any) -> bool:
+    """Had ``node`` finished its part by ``t``: its training finished, or its log ended clean?"""
+    if f is None or getattr(f, "missing", False):
+        return False
+    done = phases.finished(node)
+    if done is not None and done <= t:
+        return True
+    last = getattr(f, "last_time", None)
+    return getattr(f, "ending", None) == "clean" and last is not None and last <= t
