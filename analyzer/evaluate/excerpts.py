@@ -1,0 +1,135 @@
+"""``tfdiag evaluate DIR`` for a folder of single-file excerpts with a ``labels.csv``.
+
+Each excerpt is what a user pastes: one node's lines, no peers. Every file is analysed on its
+own, exactly as ``tfdiag analyze FILE`` does (the condensed path), and the verdict's category is
+compared with the row's ``label`` (``benign`` expects ``none``). The table gives, per family,
+recall (failures whose category is right) and benign-clean (benign excerpts judged ``none``)
+for the ``tune`` and ``holdout`` splits and for all::
+
+    python -m analyzer.evaluate.excerpts tests/corpus/excerpts
+    tfdiag evaluate tests/corpus/excerpts
+
+The split rule is fixed in the corpus's README (``split_of``): rules are written while looking at
+``tune`` only; ``holdout`` is the figure that was not tuned on.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+LABELS = "labels.csv"
+COLUMNS = ("file", "label", "family", "source", "split", "notes")
+SPLITS = ("tune", "holdout", "all")
+
+
+def split_of(file: str) -> str:
+    """The corpus's fixed split rule: a third of the file names (by SHA-1) are held out."""
+    return "holdout" if int(hashlib.sha1(file.encode()).hexdigest(), 16) % 3 == 0 else "tune"
+
+
+def is_corpus(folder: str | Path) -> bool:
+    return (Path(folder) / LABELS).is_file()
+
+
+def read_labels(folder: str | Path) -> list[dict[str, str]]:
+    with (Path(folder) / LABELS).open(newline="", encoding="utf-8") as f:
+        return [dict(row) for row in csv.DictReader(f)]
+
+
+def judge(path: Path) -> dict[str, Any]:
+    """The verdict of ``tfdiag analyze PATH`` (condensed path) for one excerpt."""
+    from analyzer.run import Options, load
+
+    run = load(path, options=Options(condensed=True, workers=1))
+    rc = run.root_cause
+    return {"category": rc.category, "node": rc.node, "summary": rc.summary}
+
+
+def evaluate(folder: str | Path) -> list[dict[str, Any]]:
+    """One row per excerpt: the label, the verdict and whether it is right."""
+    root = Path(folder)
+    rows: list[dict[str, Any]] = []
+    for entry in read_labels(root):
+        row: dict[str, Any] = dict(entry)
+        expected = "none" if entry["label"] == "benign" else entry["label"]
+        row["expected"] = expected
+        try:
+            row.update(judge(root / entry["file"]))
+        except Exception as exc:  # one broken excerpt must not stop the evaluation
+            row.update(category="error", node=None, summary=repr(exc))
+        row["right"] = row["category"] == expected
+        rows.append(row)
+    return rows
+
+
+def figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, tuple[int, int]]]]:
+    """``{family: {split: (right, total)}}`` plus the ``recall`` and ``benign_clean`` totals."""
+    table: dict[str, dict[str, list[int]]] = defaultdict(lambda: {s: [0, 0] for s in SPLITS})
+    for r in rows:
+        family = "benign" if r["label"] == "benign" else r["family"]
+        total = "benign_clean" if r["label"] == "benign" else "recall"
+        for key in (family, total):
+            for split in (r["split"], "all"):
+                table[key][split][0] += int(r["right"])
+                table[key][split][1] += 1
+    return {k: {s: (v[s][0], v[s][1]) for s in SPLITS} for k, v in table.items()}
+
+
+def _cell(pair: tuple[int, int]) -> str:
+    right, total = pair
+    return f"{right}/{total} ({right / total:.0%})" if total else "–"
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The per-family table (Markdown) and the wrong verdicts."""
+    fig = figures(rows)
+    families = sorted(k for k in fig if k not in ("recall", "benign_clean", "benign"))
+    lines = ["| family | tune | holdout | all |", "|---|---:|---:|---:|"]
+    for key in [*families, "benign"]:
+        if key in fig:
+            lines.append(f"| {key} | " + " | ".join(_cell(fig[key][s]) for s in SPLITS) + " |")
+    for key, name in (("recall", "**recall**"), ("benign_clean", "**benign-clean**")):
+        if key in fig:
+            lines.append(f"| {name} | " + " | ".join(_cell(fig[key][s]) for s in SPLITS) + " |")
+    return "\n".join(lines)
+
+
+def wrong(rows: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"{r['split']:7} {r['file']}: expected {r['expected']}, got {r['category']}"
+        for r in rows
+        if not r["right"]
+    ]
+
+
+def main(folder: str | Path, *, only: str | None = None) -> int:
+    """Print the table and the wrong verdicts; 0 when every verdict is right, else 1.
+
+    ``only`` (``tune``/``holdout``) restricts the evaluation to one split (for tuning).
+    """
+    rows = evaluate(folder)
+    if only:
+        rows = [r for r in rows if r["split"] == only]
+    if not rows:
+        print(f"no excerpt listed in {Path(folder) / LABELS}")
+        return 1
+    print(f"excerpts: {len(rows)} ({folder}); each analysed alone as `tfdiag analyze FILE`\n")
+    print(markdown(rows))
+    bad = wrong(rows)
+    if bad:
+        print(f"\nwrong ({len(bad)}):")
+        print("\n".join(bad))
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    split = None
+    if args and args[0].startswith("--only="):
+        split = args.pop(0).split("=", 1)[1]
+    sys.exit(main(args[0] if args else "tests/corpus/excerpts", only=split))
