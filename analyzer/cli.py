@@ -188,6 +188,13 @@ def analyze(
     max_bytes: MaxBytesOpt = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
+    baseline: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--baseline",
+            help="Logs of a good run of the same job to compare with (repeatable for several paths).",
+        ),
+    ] = None,
 ) -> int:
     """Ingest the logs of all nodes, classify every event, and name the first failing node."""
     from rich.console import Console
@@ -205,6 +212,8 @@ def analyze(
             run = load(*paths, options=options, command=command, progress=update)
     else:
         run = load(*paths, options=options, command=command)
+    if baseline:
+        run.baseline = load(*baseline, options=options)
     redact = not no_redact
     if json_out == "-":
         sys.stdout.write(run.to_json(redact=redact) + "\n")
@@ -272,6 +281,52 @@ def ingest(
 
 
 @app.command()
+def diff(
+    good: Annotated[str, typer.Argument(help="Logs of a good run (folder, file or glob).")],
+    failed: Annotated[str, typer.Argument(help="Logs of the failed run of the same job.")],
+    json_out: Annotated[
+        str | None, typer.Option("--json", help="Write the comparison as JSON to FILE ('-': stdout).")
+    ] = None,
+    tz: TzOpt = None,
+    year: YearOpt = None,
+    no_redact: Annotated[
+        bool, typer.Option("--no-redact", help="Keep secrets found in log text in the output.")
+    ] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain terminal output.")] = False,
+) -> int:
+    """Compare a failed run with a good run: new message templates per node, nodes that
+    diverge from their own baseline, versions, cluster spec, node count, step rate, phase."""
+    import json
+
+    from rich.console import Console
+
+    from analyzer.report.terminal import print_comparison
+    from analyzer.run import load
+
+    options = _options(tz, year, None, None, None)
+    options.condensed = True
+    base = load(good, options=options)
+    run = load(failed, options=options)
+    comparison = run.compare(base)
+    redact = not no_redact
+    if json_out:
+        from analyzer.report.jsonout import clean
+        from analyzer.report.redact import redact_obj
+
+        data = clean(comparison.to_dict())
+        data = redact_obj(data, skip=frozenset({"node", "time", "first_time"})) if redact else data
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        if json_out == "-":
+            sys.stdout.write(text + "\n")
+        else:
+            Path(json_out).write_text(text + "\n", encoding="utf-8")
+    if json_out != "-":
+        console = Console(no_color=no_color, highlight=False, soft_wrap=False)
+        print_comparison(comparison, console, redact=redact)
+    return EXIT_OK if not comparison.differences and not comparison.diverging else EXIT_FAILURE_FOUND
+
+
+@app.command()
 def lab(
     scenario: Annotated[str | None, typer.Argument(help="Scenario name (see --list).")] = None,
     out: Annotated[
@@ -308,11 +363,14 @@ def evaluate(
         list[str],
         typer.Argument(help="Folders with a truth.json each (or a parent of such folders)."),
     ],
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="List only the wrong verdicts, then the summary.")
+    ] = False,
 ) -> int:
     """Diagnose labelled incidents (folders with truth.json) and print the accuracy."""
     from analyzer.evaluate import main as evaluate_main
 
-    return evaluate_main(folders)
+    return evaluate_main(folders, quiet=quiet)
 
 
 def _add_patterns_group() -> None:

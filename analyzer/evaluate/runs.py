@@ -8,10 +8,17 @@ Give the folders themselves or any parent of them::
 
 A verdict is right when both the node and the category match the truth (a healthy run's truth
 has no first failing node and category ``none``). Exit code 0 when every verdict is right.
+
+When the runs carry ``style`` and ``family`` in their truth.json (the lab corpus does), the
+accuracy is also shown per cluster style and per fault family. A ``protocol.json`` in a given
+folder (``{"holdout_styles": ["mwms_keras"]}``) names the styles nobody looked at while the
+diagnosis was tuned: the accuracy on those is shown apart from the rest, because only it says
+how the diagnosis does on runs it was not tuned on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -42,6 +49,8 @@ def evaluate_one(folder: Path) -> dict[str, Any]:
     row: dict[str, Any] = {
         "scenario": truth.get("scenario") or folder.name,
         "folder": str(folder),
+        "style": truth.get("style"),
+        "family": truth.get("family"),
         "truth_node": truth.get("first_failing_node"),
         "truth_category": truth.get("root_cause_category") or "none",
     }
@@ -82,12 +91,70 @@ def _table(rows: list[dict[str, Any]]):
         result = "[green]right[/green]" if r["right"] else "[red]wrong[/red]"
         if r.get("error"):
             result = f"[red]error: {r['error'][:60]}[/red]"
-        table.add_row(r["scenario"], truth, verdict, result, f"{r['confidence']:.2f}")
+        name = r["scenario"] if not r.get("style") else f"{r['style']}/{r['scenario']}"
+        table.add_row(name, truth, verdict, result, f"{r['confidence']:.2f}")
     return table
 
 
-def main(folders: list[str]) -> int:
-    """Print the evaluation table and accuracy; 0 when every verdict is right, else 1."""
+def holdout_styles(folders: list[str]) -> set[str]:
+    """The styles that ``protocol.json`` files in the given folders (or above them) hold out."""
+    out: set[str] = set()
+    for folder in folders:
+        for parent in (Path(folder), *Path(folder).resolve().parents):
+            proto = parent / "protocol.json"
+            if proto.is_file():
+                with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                    out.update(json.loads(proto.read_text(encoding="utf-8"))["holdout_styles"])
+                break
+    return out
+
+
+def summarize(rows: list[dict[str, Any]], holdout: set[str]) -> list[tuple[str, int, int]]:
+    """(group, right, total) for all runs, tuned vs held-out styles, each style and each family."""
+
+    def count(label: str, keep) -> tuple[str, int, int] | None:
+        sel = [r for r in rows if keep(r)]
+        return (label, sum(r["right"] for r in sel), len(sel)) if sel else None
+
+    groups = [count("all runs", lambda r: True)]
+    if holdout:
+        groups.append(count("tuned styles", lambda r: r.get("style") not in holdout))
+        groups.append(
+            count(
+                "held-out styles (not looked at while tuning)", lambda r: r.get("style") in holdout
+            )
+        )
+    for style in sorted({r["style"] for r in rows if r.get("style")}):
+        tag = " (held out)" if style in holdout else ""
+        groups.append(count(f"style {style}{tag}", lambda r, s=style: r.get("style") == s))
+    for family in sorted({r["family"] for r in rows if r.get("family")}):
+        groups.append(count(f"family {family}", lambda r, f=family: r.get("family") == f))
+        if holdout:
+            groups.append(
+                count(
+                    f"family {family}, held-out styles",
+                    lambda r, f=family: r.get("family") == f and r.get("style") in holdout,
+                )
+            )
+    return [g for g in groups if g is not None]
+
+
+def _summary_table(groups: list[tuple[str, int, int]]):
+    from rich.table import Table
+
+    table = Table(title="accuracy (node and category right)")
+    for name in ("runs", "right", "of", "accuracy"):
+        table.add_column(name, justify="left" if name == "runs" else "right")
+    for label, right, total in groups:
+        table.add_row(label, str(right), str(total), f"{right / total:.0%}")
+    return table
+
+
+def main(folders: list[str], *, quiet: bool = False) -> int:
+    """Print the evaluation table and accuracy; 0 when every verdict is right, else 1.
+
+    ``quiet`` prints only the wrong runs and the summary (for a corpus of many runs).
+    """
     from rich.console import Console
 
     console = Console()
@@ -97,8 +164,12 @@ def main(folders: list[str]) -> int:
     if not rows:
         console.print(f"no folder with a truth.json under: {' '.join(folders)}")
         return 1
-    console.print(_table(rows))
+    shown = [r for r in rows if not r["right"]] if quiet else rows
+    if shown:
+        console.print(_table(shown))
     right = sum(r["right"] for r in rows)
+    if any(r.get("style") or r.get("family") for r in rows):
+        console.print(_summary_table(summarize(rows, holdout_styles(folders))))
     console.print(f"accuracy: {right}/{len(rows)} = {right / len(rows):.0%}")
     return 0 if right == len(rows) else 1
 
