@@ -349,12 +349,19 @@ class Keep:
     error-level lines, the first ``head`` and last ``tail`` lines of the file, an even sample of
     about ``sample`` lines (for activity over time), and the timestamped line each kept line
     takes its time from. Everything else is counted, not kept.
+
+    Training progress lines (``progress``, RE2, case-insensitive; see :mod:`analyzer.progress`)
+    are kept downsampled: those in ``progress_blocks`` evenly spaced runs of 64 lines (runs of
+    consecutive reports, so the interval between reports shows), plus the file's first and
+    last progress line.
     """
 
     pattern: str
     head: int = 50
     tail: int = 50
     sample: int = 500
+    progress: str = ""
+    progress_blocks: int = 48
 
 
 #: Lines whose level says error or worse, in the formats that put the level at a fixed place.
@@ -411,10 +418,58 @@ def _select(
     wanted[max(0, n - keep.tail) :] = True
     if keep.sample and n > keep.sample:
         wanted[:: n // keep.sample] = True
+    if keep.progress:
+        wanted[_progress_rows(lines, inner, keep)] = True
     wanted &= ~blank
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted)
     return wanted
+
+
+def _progress_rows(lines: Lines, inner: pa.Array | None, keep: Keep) -> np.ndarray:
+    """Progress lines of a condensed parse: those in evenly spaced blocks, the first, the last."""
+    n = len(lines)
+    target = lines if inner is None else inner
+    count = -(-n // _BLOCK)
+    picks = np.unique(
+        np.r_[0, count - 1, np.linspace(0, count - 1, max(keep.progress_blocks, 2)).round()]
+    ).astype(np.int64)
+    rows = (picks[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+    found = _match_rows(target, keep.progress, rows[rows < n])
+    if not len(found):
+        return found
+    # the last (first) progress line lies between the last (first) sampled one and the end
+    ends = [_edge_row(lines, inner, keep.progress, int(found[-1]) + 1, n, last=True)]
+    ends.append(_edge_row(lines, inner, keep.progress, 0, int(found[0]), last=False))
+    return np.r_[found, [r for r in ends if r is not None]].astype(np.int64)
+
+
+def _edge_row(
+    lines: Lines, inner: pa.Array | None, pattern: str, lo: int, hi: int, *, last: bool
+) -> int | None:
+    """The last (or first) row in ``[lo, hi)`` matching ``pattern``, searched block-wise from
+    that end in chunks that double, so a progress line near the end costs one small chunk."""
+    target = lines if inner is None else inner
+    blocks = lines.blocks(_BLOCK) if inner is None else None
+    size, edge = 32 * _BLOCK, hi if last else lo
+    while (edge > lo) if last else (edge < hi):
+        a, b = (max(lo, edge - size), edge) if last else (edge, min(hi, edge + size))
+        edge, size = (a if last else b), size * 2
+        rows = np.arange(a, b)
+        if blocks is not None:
+            first_block, last_block = a // _BLOCK, (b - 1) // _BLOCK
+            part = blocks.slice(first_block, last_block - first_block + 1)
+            hit = np.flatnonzero(
+                _bool(pc.match_substring_regex(part, f"(?m){pattern}", ignore_case=True))
+            )
+            if not len(hit):
+                continue
+            cand = ((hit + first_block)[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
+            rows = cand[(cand >= a) & (cand < b)]
+        found = _match_rows(target, pattern, rows)
+        if len(found):
+            return int(found[-1] if last else found[0])
+    return None
 
 
 def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:

@@ -57,6 +57,8 @@ class Run:
         self.options = options
         self.command = command
         self.problems: list[str] = []
+        self.paths: tuple[str, ...] = ()  #: what was read (for labels)
+        self.baseline: Run | None = None  #: a good run of the same job to compare with
 
     # -- data ------------------------------------------------------------------------------
     @cached_property
@@ -85,6 +87,26 @@ class Run:
         out["captures"] = [captures_of(c) for c in out["captures"].astype(object)]
         out.index.name = "row"
         return out
+
+    @cached_property
+    def progress(self) -> pd.DataFrame:
+        """Training progress each node reported: ``node``, ``ts``, ``step``, ``epoch``, ``rate``
+        (steps/s), ``step_time_s``, ``source`` (template), … (see :mod:`analyzer.progress`)."""
+        from analyzer.progress import progress_of
+
+        return progress_of(self.timeline)
+
+    def compare(self, other: Run):
+        """What differs between ``other`` (a good run of the same job) and this run: an
+        :class:`analyzer.compare.Comparison` (new templates per node, divergence, versions…)."""
+        from analyzer.compare import compare
+
+        return compare(other, self)
+
+    @cached_property
+    def comparison(self):
+        """:meth:`compare` with :attr:`baseline`, or None when there is no baseline."""
+        return self.compare(self.baseline) if self.baseline is not None else None
 
     @cached_property
     def diagnosis(self) -> Diagnosis:
@@ -134,6 +156,13 @@ class Run:
 
         return plot_timeline(self, **filters)
 
+    def plot_progress(self, **kw: Any):
+        """Step and step rate per node over time (the root cause's node drawn in red)."""
+        from analyzer.progress import plot_progress
+
+        kw.setdefault("highlight", self.root_cause.node)
+        return plot_progress(self.progress, **kw)
+
     def _repr_html_(self) -> str:
         from analyzer.report.html import render_summary
 
@@ -149,9 +178,13 @@ def load(
     options: Options | None = None,
     command: str | None = None,
     progress: Any = None,
+    baseline: Any = None,
     **kw: Any,
 ) -> Run:
-    """Read the logs under ``paths`` and return a :class:`Run` (keyword args set :class:`Options`)."""
+    """Read the logs under ``paths`` and return a :class:`Run` (keyword args set :class:`Options`).
+
+    ``baseline``: a good run of the same job (a path, a list of paths, or a :class:`Run`), read
+    with the same options; the diagnosis and the reports then compare the two."""
     from analyzer.ingest import ingest
     from analyzer.rules import load_rules
     from analyzer.sources import DEFAULT_MAX_BYTES
@@ -174,7 +207,14 @@ def load(
         engine=options.engine,
         scheduler=options.scheduler,
     )
-    return Run(result, rules, options, command=command)
+    run = Run(result, rules, options, command=command)
+    run.paths = tuple(str(p) for p in paths)
+    if baseline is not None:
+        if not isinstance(baseline, Run):
+            many = isinstance(baseline, list | tuple)
+            baseline = load(*(baseline if many else [baseline]), options=options)
+        run.baseline = baseline
+    return run
 
 
 #: What the diagnosis reads besides the rules' keywords: identity, cluster specs, versions, exits.
@@ -222,5 +262,7 @@ def keep_for(rules: RuleSet):
 
     from analyzer.formats import Keep
 
+    from analyzer.progress import KEEP_PATTERN
+
     words = {k for rule in rules for k in rule.keywords} | set(DIAGNOSIS_KEYWORDS)
-    return Keep("|".join(re.escape(w) for w in sorted(words)))
+    return Keep("|".join(re.escape(w) for w in sorted(words)), progress=KEEP_PATTERN)

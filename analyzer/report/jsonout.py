@@ -156,6 +156,11 @@ def build(run: Run, *, redact: bool = True) -> dict[str, Any]:
     }
     if run.command:
         out["command"] = run.command
+    from analyzer.progress import to_json as progress_json
+
+    out["progress"] = progress_json(run.progress)
+    if run.comparison is not None:
+        out["baseline"] = run.comparison.to_dict()
     findings = findings_records(run, redact=redact)
     out = clean(out)
     if redact:

@@ -283,6 +283,10 @@ def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
     if panel is not None:
         console.print()
         console.print(panel)
+    print_progress(run, console)
+    if run.comparison is not None:
+        console.print()
+        print_comparison(run.comparison, console, redact=redact)
     console.print()
     print_ingest(run.ingest, console, redact=redact)
     R = _redact if redact else (lambda s: s)
@@ -290,3 +294,42 @@ def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
         console.print(_indent(Text.assemble(("consistency", "magenta"), f" {R(note)}")))
     for warning in dict.fromkeys([*run.problems, *getattr(run.rules, "warnings", [])]):
         console.print(_indent(Text.assemble(("warning", "yellow"), f" {R(warning)}")))
+
+
+# -- progress and comparison with a baseline ----------------------------------------------------
+
+
+def print_progress(run: Run, console: Console) -> None:
+    """A few lines: per node, the steps it reported, its last step and its pace."""
+    from analyzer.progress import summary_lines
+
+    rows = summary_lines(run.progress)
+    if not rows:
+        return
+    console = _plain(console)
+    console.print()
+    console.print(Text("Progress", style="bold"))
+    for r in rows[:MAX_NODES]:
+        console.print(_indent(Text(r, style="")))
+    if len(rows) > MAX_NODES:
+        console.print(_indent(Text(f"… {len(rows) - MAX_NODES} more nodes", style="dim")))
+
+
+def print_comparison(comparison, console: Console, *, redact: bool = True) -> None:
+    """The differences from a good run (``tfdiag diff``, ``analyze --baseline``)."""
+    console = _plain(console)
+    R = _redact if redact else (lambda s: s)
+    console.print(
+        Text.assemble(
+            ("Compared with the baseline", "bold"),
+            f" {comparison.baseline}: {comparison.node_count[1]} node(s) here, "
+            f"{comparison.node_count[0]} there",
+        )
+    )
+    lines = comparison.lines()
+    if not lines:
+        console.print(_indent(Text("no difference found", style="dim")))
+    for line in lines:
+        style = "green" if line.lstrip().startswith("+") else ""
+        style = "red" if line.lstrip().startswith("-") else style
+        console.print(_indent(Text(_cut(R(line)), style=style)))
