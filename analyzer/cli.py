@@ -285,7 +285,8 @@ def diff(
     good: Annotated[str, typer.Argument(help="Logs of a good run (folder, file or glob).")],
     failed: Annotated[str, typer.Argument(help="Logs of the failed run of the same job.")],
     json_out: Annotated[
-        str | None, typer.Option("--json", help="Write the comparison as JSON to FILE ('-': stdout).")
+        str | None,
+        typer.Option("--json", help="Write the comparison as JSON to FILE ('-': stdout)."),
     ] = None,
     tz: TzOpt = None,
     year: YearOpt = None,
@@ -323,7 +324,8 @@ def diff(
     if json_out != "-":
         console = Console(no_color=no_color, highlight=False, soft_wrap=False)
         print_comparison(comparison, console, redact=redact)
-    return EXIT_OK if not comparison.differences and not comparison.diverging else EXIT_FAILURE_FOUND
+    differs = comparison.differences or comparison.diverging
+    return EXIT_FAILURE_FOUND if differs else EXIT_OK
 
 
 @app.command()
@@ -334,10 +336,18 @@ def lab(
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the scenarios.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds the whole scenario may take.")] = 240.0,
+    matrix: Annotated[
+        bool, typer.Option("--matrix", help="Record the style x fault matrix (resumable).")
+    ] = False,
+    style: Annotated[str | None, typer.Option(help="With --matrix: only this style.")] = None,
+    fault: Annotated[str | None, typer.Option(help="With --matrix: only this fault.")] = None,
+    limit: Annotated[int | None, typer.Option(help="With --matrix: record at most N cells.")] = None,
 ) -> int:
     """Run a real TensorFlow cluster on 127.0.0.1, inject a fault, and record every node's log."""
     from analyzer import lab as lab_mod
 
+    if matrix:
+        return _lab_matrix(out, list_, style, fault, limit)
     if list_:
         for name, description in lab_mod.list_scenarios():
             typer.echo(f"{name:26} {description}")
@@ -353,6 +363,33 @@ def lab(
     typer.echo(
         f"{scenario}: logs and truth.json written to {out}; first failing node: "
         f"{truth.get('first_failing_node')} ({truth.get('root_cause_category')})"
+    )
+    return EXIT_OK
+
+
+def _lab_matrix(out, list_, style, fault, limit) -> int:
+    from analyzer import lab as lab_mod
+    from analyzer.lab import matrix as mx
+
+    if style and style not in mx.STYLES:
+        raise Usage(f"unknown style {style!r}; known: {', '.join(mx.STYLES)}")
+    if fault and fault not in mx.FAULTS:
+        raise Usage(f"unknown fault {fault!r}; known: {', '.join(mx.FAULTS)}")
+    chosen = [
+        c for c in mx.cells() if (not style or c.style == style) and (not fault or c.fault == fault)
+    ]
+    if list_:
+        for c in chosen[:limit]:
+            typer.echo(c.folder)
+        return EXIT_OK
+    if not out:
+        raise Usage("give -o DIR for the matrix (or --list)")
+    if not lab_mod.tensorflow_available():
+        raise Usage("the lab needs TensorFlow: pip install 'tfdiag[tensorflow]'")
+    counts = mx.run_matrix(Path(out), style=style, fault=fault, limit=limit, echo=typer.echo)
+    typer.echo(
+        f"matrix: {counts['recorded']} recorded, {counts['present']} already present, "
+        f"{counts['skipped']} skipped (fault not seen; see /tmp/lab-skipped.txt)"
     )
     return EXIT_OK
 

@@ -32,15 +32,10 @@ so the series is coarser there but spans the same time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-
-if TYPE_CHECKING:
-    import matplotlib.figure
 
 #: What a progress line looks like, in order of precedence (the first that matches wins).
 #: Each: (source, RE2 pattern with named groups). Groups: ``step``, ``total``, ``epoch``,
@@ -409,39 +404,3 @@ def summary_lines(progress: pd.DataFrame) -> list[str]:
             parts.append(f"{r['step_time_s']:.3g} s/step")
         out.append(", ".join(parts))
     return out
-
-
-def plot_progress(
-    progress: pd.DataFrame, *, title: str | None = None, highlight: str | None = None
-):
-    """A figure of step (top) and step rate (bottom) per node over time (matplotlib, no pyplot)."""
-    from matplotlib.figure import Figure
-
-    from analyzer.report.common import to_utc  # noqa: F401 (same time handling as the swimlanes)
-
-    fig: matplotlib.figure.Figure = Figure(figsize=(9, 4.6), layout="constrained")
-    ax_step, ax_rate = fig.subplots(2, 1, sharex=True)
-    if progress is None or progress.empty:
-        ax_step.text(0.5, 0.5, "no progress lines found", ha="center", va="center")
-        ax_step.set_axis_off()
-        ax_rate.set_axis_off()
-        return fig
-    for node, rows in progress.groupby("node", sort=True):
-        times = rows["ts"].dt.tz_convert("UTC").dt.tz_localize(None)
-        bold = highlight is not None and node == highlight
-        kw = {"lw": 2.2 if bold else 1.2, "label": str(node), "zorder": 3 if bold else 2}
-        if bold:
-            kw["color"] = "#d62728"
-        stepped = rows["step"].notna().to_numpy()
-        if stepped.any():
-            ax_step.plot(times[stepped], rows["step"][stepped], marker=".", ms=3, **kw)
-        rated = rows["rate"].notna().to_numpy()
-        if rated.any():
-            ax_rate.plot(times[rated], rows["rate"][rated], marker=".", ms=3, **kw)
-    ax_step.set_ylabel("step")
-    ax_rate.set_ylabel("steps / s")
-    ax_rate.set_xlabel("time (UTC)")
-    ax_step.legend(loc="upper left", fontsize=7, ncols=4, frameon=False)
-    if title:
-        ax_step.set_title(title)
-    return fig

@@ -158,7 +158,7 @@ class Run:
 
     def plot_progress(self, **kw: Any):
         """Step and step rate per node over time (the root cause's node drawn in red)."""
-        from analyzer.progress import plot_progress
+        from analyzer.report.plots import plot_progress
 
         kw.setdefault("highlight", self.root_cause.node)
         return plot_progress(self.progress, **kw)
@@ -261,7 +261,6 @@ def keep_for(rules: RuleSet):
     import re
 
     from analyzer.formats import Keep
-
     from analyzer.progress import KEEP_PATTERN
 
     words = {k for rule in rules for k in rule.keywords} | set(DIAGNOSIS_KEYWORDS)

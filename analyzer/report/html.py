@@ -4,7 +4,8 @@
   no scripts; a strict Content-Security-Policy (:data:`CSP`) makes the browser enforce it.
 - Built from ``templates/report.html.j2`` (shipped inside the package) with autoescaping on:
   every piece of log text, node id and file name is escaped.
-- Log text is redacted (:mod:`analyzer.report.redact`) unless ``redact=False``.
+- Log text is redacted (:mod:`analyzer.report.redact`) unless ``redact=False``; a line shown in
+  a context view is redacted knowing its neighbours (multi-line secrets: :func:`for_run`).
 - Bounded work whatever the run's size: figures plot a thinned sample, tables are capped.
 """
 
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from analyzer import __version__
 from analyzer.report import common as C
-from analyzer.report.redact import redact as _redact
+from analyzer.report.redact import NO_REDACTION, for_run
 
 if TYPE_CHECKING:
     import jinja2
@@ -105,7 +106,7 @@ def verdict_context(run: Run, R) -> dict[str, Any]:
                 "time": C.fmt_time(e.time),
                 "file": e.file or "",
                 "line_no": e.line_no,
-                "text": R(e.text or ""),
+                "text": R.line(e.text or "", e.file, e.line_no),
                 "why": R(e.why or ""),
             }
             for e in rc.evidence
@@ -192,7 +193,7 @@ def _line(line: C.ContextLine, R) -> dict[str, Any]:
         "line_no": line.line_no,
         "time": line.time,
         "level": line.level,
-        "text": R(line.text),
+        "text": R.line(line.text, line.file, line.line_no),
         "hit": line.hit,
     }
 
@@ -255,9 +256,80 @@ def _figures(run: Run) -> dict[str, Any]:
     return out
 
 
+def _progress(run: Run, figures: bool) -> dict[str, Any] | None:
+    """The progress section: a figure of step and step rate per node, and one row per node."""
+    from analyzer.progress import summary
+
+    summ = summary(run.progress)
+    if summ.empty:
+        return None
+    figure = None
+    if figures:
+        from analyzer.report.plots import figure_data_uri, plot_progress
+
+        figure = figure_data_uri(plot_progress(run.progress, highlight=run.root_cause.node))
+
+    def num(value: Any, fmt: str) -> str:
+        return "—" if value is None or value != value else format(float(value), fmt)
+
+    rows = [
+        {
+            "node": str(node),
+            "rc": node == run.root_cause.node,
+            "reports": f"{int(r['reports']):,}",
+            "last_step": num(r["last_step"], "g"),
+            "last_step_time": C.fmt_time(r["last_step_time"], date=False)
+            if r["last_step_time"] == r["last_step_time"]
+            else "—",
+            "rate": num(r["rate"], ".3g"),
+            "step_time": num(r["step_time_s"], ".3g"),
+            "interval": num(r["report_interval_s"], ".3g"),
+            "sources": str(r["sources"]),
+        }
+        for node, r in summ.iterrows()
+    ]
+    return {"figure": figure, "rows": rows[:MAX_NODE_SECTIONS]}
+
+
+def _baseline(run: Run, R) -> dict[str, Any] | None:
+    """The comparison with a good run (``--baseline``), log text redacted."""
+    comparison = run.comparison
+    if comparison is None:
+        return None
+    nodes = []
+    for n in comparison.nodes:
+        if not (n.new_count or n.diverges or n.missing_count):
+            continue
+        nodes.append(
+            {
+                "node": n.node,
+                "presence": n.presence,
+                "new_count": n.new_count,
+                "foreign": f"{n.foreign_share:.0%}",
+                "missing_count": n.missing_count,
+                "diverges": n.diverges,
+                "new": [
+                    {
+                        "template": R(t["template"]),
+                        "count": t["count"],
+                        "where": f"{t['file']}:{t['line_no']}" if t.get("line_no") else "",
+                    }
+                    for t in n.new
+                ],
+                "missing": [R(t) for t in n.missing],
+            }
+        )
+    return {
+        "label": R(comparison.baseline),
+        "differences": [R(d) for d in comparison.differences],
+        "nodes": nodes,
+        "count": comparison.node_count,
+    }
+
+
 def context(run: Run, *, redact: bool = True, figures: bool = True) -> dict[str, Any]:
     """Everything the template shows, as plain data (log text already redacted)."""
-    R = _redact if redact else (lambda s: s)
+    R = for_run(run) if redact else NO_REDACTION
     diagnosis = run.diagnosis
     reports = C.ordered_nodes(run)
     first, last = C.time_range(run)
@@ -287,6 +359,8 @@ def context(run: Run, *, redact: bool = True, figures: bool = True) -> dict[str,
             "lines": f"{run.ingest.lines_read:,}",
         },
         "figures": _figures(run) if figures else {"timeline": None, "zoom": None, "zoom_range": ""},
+        "progress": _progress(run, figures),
+        "baseline": _baseline(run, R),
         "heat": _heat(run),
         "groups": [
             {
@@ -324,7 +398,7 @@ def render(run: Run, *, redact: bool = True) -> str:
 
 def render_summary(run: Run, *, redact: bool = True) -> str:
     """A compact HTML card for notebooks (``Run._repr_html_``): verdict and node statuses."""
-    R = _redact if redact else (lambda s: s)
+    R = for_run(run) if redact else NO_REDACTION
     reports = C.ordered_nodes(run)
     nodes = [_node_context(run, rep, i, R) for i, rep in enumerate(reports)]
     return (

@@ -27,6 +27,7 @@ from analyzer.report.common import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
     from analyzer.run import Run
@@ -480,3 +481,57 @@ def figure_data_uri(fig: Figure, fmt: str = "svg") -> str:
             fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
             mime = "image/png"
     return f"data:{mime};base64,{base64.b64encode(buf.getvalue()).decode('ascii')}"
+
+
+#: Nodes named in the progress figure's legend; beyond it, peers are drawn grey and unnamed.
+PROGRESS_LEGEND = 12
+
+
+def plot_progress(
+    progress: pd.DataFrame, *, title: str | None = None, highlight: str | None = None
+) -> Figure:
+    """Step (top) and step rate (bottom) per node over time (see :mod:`analyzer.progress`).
+
+    ``highlight`` (the root cause's node) is drawn thick and red. Reports that carry no time
+    of their own (Keras progress bars) sit at the time they inherited from the line before.
+    With more than ``PROGRESS_LEGEND`` nodes the others are thin grey lines without names.
+    """
+    import matplotlib as mpl
+    from matplotlib.figure import Figure
+
+    with mpl.rc_context(_RC):
+        fig = Figure(figsize=(9, 4.6), layout="constrained")
+        ax_step, ax_rate = fig.subplots(2, 1, sharex=True)
+        if progress is None or progress.empty:
+            ax_step.text(0.5, 0.5, "no progress lines found", ha="center", va="center")
+            ax_step.set_axis_off()
+            ax_rate.set_axis_off()
+            return fig
+        nodes = sorted(progress["node"].unique(), key=str)
+        many = len(nodes) > PROGRESS_LEGEND
+        for node, rows in progress.groupby("node", sort=True):
+            times = rows["ts"].dt.tz_convert("UTC").dt.tz_localize(None)
+            bold = highlight is not None and node == highlight
+            kw: dict[str, Any] = {"lw": 1.2, "zorder": 2, "marker": ".", "ms": 3}
+            if bold:
+                kw.update(lw=2.4, zorder=3, color="#d62728", label=f"{node} (root cause)")
+            elif many:
+                kw.update(color="#9aa4b1", lw=0.8, ms=0)
+            else:
+                kw["label"] = str(node)
+            stepped = rows["step"].notna().to_numpy()
+            if stepped.any():
+                ax_step.plot(times[stepped], rows["step"][stepped], **kw)
+            rated = rows["rate"].notna().to_numpy()
+            if rated.any():
+                ax_rate.plot(times[rated], rows["rate"][rated], **kw)
+        ax_step.set_ylabel("step")
+        ax_rate.set_ylabel("steps / s")
+        ax_rate.set_ylim(bottom=0)
+        ax_rate.set_xlabel("time (UTC)")
+        if ax_step.get_legend_handles_labels()[0]:
+            ax_step.legend(loc="upper left", fontsize=7, ncols=4, frameon=False)
+        ax_step.set_title(
+            title or f"Training progress per node ({len(nodes)} reporting)", loc="left"
+        )
+    return fig
