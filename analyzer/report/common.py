@@ -68,6 +68,23 @@ _JOB_ORDER = {"chief": 0, "master": 1, "coordinator": 2, "ps": 3, "worker": 4, "
 _NODE_RE = re.compile(r"^(?P<job>[A-Za-z_][\w-]*):(?P<index>\d+)$")
 
 
+#: Characters that drive a terminal (C0 but newline and tab, DEL, C1) or reorder what it shows
+#: (bidirectional overrides and isolates).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape_control(m: re.Match[str]) -> str:
+    c = ord(m[0])
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: Any) -> str:
+    """``text`` safe for a terminal: control characters shown escaped (``\\x1b[31m``, ``\\r``),
+    newlines and tabs kept."""
+    text = text_of(text)
+    return _CONTROL.sub(_escape_control, text) if _CONTROL.search(text) else text
+
+
 def category_color(category: str | None) -> str:
     return CATEGORY_COLORS.get(category or "", OTHER_COLOR)
 
@@ -259,6 +276,7 @@ class ContextLine:
     level: str
     text: str
     hit: bool
+    file: str | None = None  #: with ``line_no``, where the text is (for multi-line redaction)
 
 
 def text_of(value: Any) -> str:
@@ -294,7 +312,7 @@ def context(run: Run, row: int, node: str, before: int = 3, after: int = 2) -> l
     pos = int(np.searchsorted(rows, row))
     pick = rows[max(0, pos - before) : pos + after + 1]
     tl = run.timeline
-    cols = [c for c in ("ts", "line_no", "level", "raw", "message") if c in tl.columns]
+    cols = [c for c in ("ts", "line_no", "level", "raw", "message", "file") if c in tl.columns]
     part = tl.iloc[pick][cols]
     out = []
     for r, rec in zip(pick.tolist(), part.itertuples(index=False), strict=True):
@@ -306,6 +324,7 @@ def context(run: Run, row: int, node: str, before: int = 3, after: int = 2) -> l
                 level=text_of(getattr(rec, "level", None)),
                 text=_event_text(getattr(rec, "raw", None), getattr(rec, "message", None)),
                 hit=r == row,
+                file=text_of(getattr(rec, "file", None)) or None,
             )
         )
     return out

@@ -3,7 +3,8 @@
 :func:`build` returns plain Python data (str, int, float, bool, None, list, dict) that
 ``json.dumps`` always accepts and that encodes to valid UTF-8 JSON whatever bytes the logs held:
 lone surrogates become U+FFFD, NaN and infinities become ``null``, numpy and pandas scalars become
-Python ones. Log text is redacted unless ``redact=False``.
+Python ones. Log text is redacted unless ``redact=False`` (a line that lies inside a multi-line
+secret too, though the JSON shows it alone: :func:`analyzer.report.redact.for_run`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from analyzer import __version__
-from analyzer.report.redact import redact_obj, redact_series
+from analyzer.report.redact import for_run, redact_series
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +117,7 @@ def findings_records(run: Run, *, redact: bool = True) -> list[dict[str, Any]]:
         return []
     message = found["message"]
     if redact:
-        message = redact_series(message)
+        message = _redact_messages(run, found, redact_series(message))
     columns = {
         "node": found["node"].astype(object).tolist(),
         "time": iso_series(found["ts"]),
@@ -133,6 +134,20 @@ def findings_records(run: Run, *, redact: bool = True) -> list[dict[str, Any]]:
     return clean(records)
 
 
+def _redact_messages(run: Run, found: pd.DataFrame, message: pd.Series) -> pd.Series:
+    """Messages whose line lies inside a multi-line secret (or quotes a value of one) hidden."""
+    R = for_run(run)
+    if not R.secrets:
+        return message
+    out = message.astype(object).copy()
+    files = found["file"].astype(object).tolist()
+    nos = found["line_no"].astype(float).tolist()
+    for i, (text, file, no) in enumerate(zip(out.tolist(), files, nos, strict=True)):
+        if isinstance(text, str):
+            out.iat[i] = R.line(text, file, no) if R.secret_at(file, no) else R(text)
+    return out
+
+
 def build(run: Run, *, redact: bool = True) -> dict[str, Any]:
     """The JSON object of shared/contract.md for ``run``."""
     diagnosis = run.diagnosis
@@ -140,6 +155,10 @@ def build(run: Run, *, redact: bool = True) -> dict[str, Any]:
         n.status != "missing" for n in diagnosis.nodes
     )
     root_cause = diagnosis.root_cause.to_dict() if analyzed else None
+    if root_cause is not None and redact:
+        R = for_run(run)
+        for e in root_cause.get("evidence") or []:
+            e["text"] = R.line(e.get("text"), e.get("file"), e.get("line_no"))
     if root_cause is not None and "remediation" not in root_cause:
         advice = remediation_for(run)
         if advice:
@@ -164,7 +183,7 @@ def build(run: Run, *, redact: bool = True) -> dict[str, Any]:
     findings = findings_records(run, redact=redact)
     out = clean(out)
     if redact:
-        out = redact_obj(out, skip=_NOT_TEXT)
+        out = for_run(run).obj(out, skip=_NOT_TEXT)
     out["findings"] = findings
     return out
 

@@ -1,7 +1,9 @@
 """The terminal report (rich): verdict first, then nodes, findings, remediation and the ingest.
 
 Readable at 80 columns. Log text and file names are always printed as plain :class:`Text`
-(never parsed as rich markup) and redacted unless ``redact=False``. With ``--no-color`` (or
+(never parsed as rich markup: ``[bold red]`` stays literal), with control characters shown
+escaped (``\\x1b[31m``: no escape sequence of a log reaches the terminal), and redacted unless
+``redact=False`` (multi-line secrets too: :func:`analyzer.report.redact.for_run`). With ``--no-color`` (or
 ``NO_COLOR``) and when the output is not a terminal, nothing but plain text is written: no ANSI
 codes at all.
 """
@@ -18,6 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from analyzer.report import common as C
+from analyzer.report.common import printable as P
+from analyzer.report.redact import NO_REDACTION, for_run
 from analyzer.report.redact import redact as _redact
 
 if TYPE_CHECKING:
@@ -46,10 +50,11 @@ def _plain(console: Console) -> Console:
 
 
 def _cut(text: str | None, limit: int = EXCERPT) -> str:
-    text = (text or "").replace("\r", "")
-    lines = text.splitlines() or [""]
+    """The first line of ``text`` (at most ``limit`` characters), control characters escaped."""
+    lines = (text or "").split("\n")
     text = lines[0] + (f" … (+{len(lines) - 1} lines)" if len(lines) > 1 else "")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return P(text)
 
 
 def _indent(text: Text) -> Padding:
@@ -57,16 +62,21 @@ def _indent(text: Text) -> Padding:
 
 
 def _status(status: str) -> Text:
-    return Text(status, style=f"bold {C.STATUS_COLORS.get(status, 'white')}")
+    return Text(P(status), style=f"bold {C.STATUS_COLORS.get(status, 'white')}")
 
 
 def _cat(category: str | None) -> Text:
-    return Text(category or "", style=C.category_color(category))
+    return Text(P(category or ""), style=C.category_color(category))
+
+
+def _redactor(run: Run, redact: bool):
+    """``R(text)`` for free text, ``R.line(text, file, line_no)`` for a log line."""
+    return for_run(run) if redact else NO_REDACTION
 
 
 def verdict_panel(run: Run, *, redact: bool = True) -> Panel:
     """The verdict card: node, category, time, confidence, summary, evidence."""
-    R = _redact if redact else (lambda s: s)
+    R = _redactor(run, redact)
     rc = run.diagnosis.root_cause
     analyzed = run.ingest.lines_in_timeline > 0
     healthy = rc.category == "none"
@@ -81,22 +91,22 @@ def verdict_panel(run: Run, *, redact: bool = True) -> Panel:
         title = f"Root cause: {rc.category}" + (f" on {rc.node}" if rc.node else "")
         border = C.STATUS_COLORS["failed"]
         if rc.node:
-            facts.add_row("node", Text(rc.node + (f"  {rc.task}" if rc.task else "")))
+            facts.add_row("node", Text(P(rc.node + (f"  {rc.task}" if rc.task else ""))))
         facts.add_row("category", _cat(rc.category))
         if rc.time is not None:
             facts.add_row("time", Text(f"{C.fmt_time(rc.time)} UTC"))
         facts.add_row("confidence", Text(f"{float(rc.confidence or 0):.0%}"))
         if rc.pattern_id:
-            facts.add_row("pattern", Text(rc.pattern_id))
+            facts.add_row("pattern", Text(P(rc.pattern_id)))
     parts: list = [facts] if facts.row_count else []
     summary = (
-        R(rc.summary)
+        P(R(rc.summary))
         if analyzed
         else "No log line made it into the timeline; see the ingest problems below."
     )
     parts.append(Text(summary or "", style="bold"))
     if rc.ambiguity:
-        parts.append(Text.assemble(("uncertain: ", "yellow"), R(rc.ambiguity)))
+        parts.append(Text.assemble(("uncertain: ", "yellow"), P(R(rc.ambiguity))))
     if rc.evidence and analyzed:
         parts.append(Text("Evidence", style="bold underline"))
         for i, e in enumerate(rc.evidence, 1):
@@ -104,14 +114,15 @@ def verdict_panel(run: Run, *, redact: bool = True) -> Panel:
             parts.append(
                 Text.assemble(
                     (f"{i}. ", "bold"),
-                    (e.node or "", "bold"),
+                    (P(e.node or ""), "bold"),
                     f"  {C.fmt_time(e.time, date=False)}  ",
-                    (where, "dim"),
+                    (P(where), "dim"),
                 )
             )
-            parts.append(Padding(Text(_cut(R(e.text or "")), style="cyan"), (0, 0, 0, 3)))
+            text = R.line(e.text or "", e.file, e.line_no)
+            parts.append(Padding(Text(_cut(text), style="cyan"), (0, 0, 0, 3)))
             if e.why:
-                parts.append(Padding(Text("→ " + R(e.why), style="dim"), (0, 0, 0, 3)))
+                parts.append(Padding(Text("→ " + P(R(e.why)), style="dim"), (0, 0, 0, 3)))
     return Panel(
         Group(*parts),
         title=Text(title, style="bold"),
@@ -150,12 +161,12 @@ def nodes_table(run: Run, *, redact: bool = True) -> Table | Text:
             first = Text("—", style="dim")
         last = Text(C.fmt_time(rep.last_time, date=False) if rep.last_time is not None else "—")
         if rep.ending:
-            last.append(f"\n{rep.ending}", style="dim")
-        name = Text(rep.node, style="bold" if rep.node == run.diagnosis.root_cause.node else "")
+            last.append(f"\n{P(rep.ending)}", style="dim")
+        name = Text(P(rep.node), style="bold" if rep.node == run.diagnosis.root_cause.node else "")
         table.add_row(
             name,
             _status(rep.status),
-            Text(", ".join(rep.files) or "(no log)"),
+            Text(P(", ".join(rep.files)) or "(no log)"),
             Text(f"{rep.lines:,}"),
             first,
             last,
@@ -189,13 +200,13 @@ def findings_table(run: Run, *, redact: bool = True) -> Table | Text:
     previous = None
     for g in groups[:MAX_GROUPS]:
         if g.category != previous:
-            table.add_row(Text(g.category, style=f"bold {C.category_color(g.category)}"))
+            table.add_row(Text(P(g.category), style=f"bold {C.category_color(g.category)}"))
             previous = g.category
         table.add_row(
-            Text("  " + g.node),
+            Text("  " + P(g.node)),
             Text(f"{g.count:,}"),
             Text(C.fmt_time(g.first, date=False, ms=False)),
-            Text(g.pattern_id, style="dim"),
+            Text(P(g.pattern_id), style="dim"),
         )
     notes = []
     if len(groups) > MAX_GROUPS:
@@ -217,9 +228,9 @@ def remediation_panel(run: Run, *, redact: bool = True) -> Panel | None:
     advice = remediation_for(run)
     if not advice:
         return None
-    text = _redact(advice) if redact else advice
+    text = _redactor(run, redact)(advice)
     return Panel(
-        Text(text),
+        Text(P(text)),
         title=Text("What to do", style="bold"),
         title_align="left",
         border_style="green",
@@ -255,20 +266,23 @@ def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> No
     if formats:
         console.print(_indent(Text(f"formats: {formats}", style="dim")))
     for what, values in _assumptions(ingest).items():
-        console.print(_indent(Text(f"assumed {what}: {'; '.join(values)}", style="dim")))
+        console.print(_indent(Text(P(f"assumed {what}: {'; '.join(values)}"), style="dim")))
     rejected = ingest.to_dict().get("rejected_reasons") or {}
     if rejected:
         console.print(
             _indent(
                 Text(
-                    "rejected: " + ", ".join(f"{k} {v:,}" for k, v in rejected.items()), style="dim"
+                    P("rejected: " + ", ".join(f"{k} {v:,}" for k, v in rejected.items())),
+                    style="dim",
                 )
             )
         )
     for p in ingest.problems:
-        console.print(_indent(Text.assemble(("problem", "yellow"), f" {p.file}: {R(p.problem)}")))
+        console.print(
+            _indent(Text.assemble(("problem", "yellow"), P(f" {p.file}: {R(p.problem)}")))
+        )
     for p in ingest.skipped:
-        console.print(_indent(Text.assemble(("skipped", "dim"), f" {p.file}: {R(p.problem)}")))
+        console.print(_indent(Text.assemble(("skipped", "dim"), P(f" {p.file}: {R(p.problem)}"))))
 
 
 def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
@@ -289,11 +303,11 @@ def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
         print_comparison(run.comparison, console, redact=redact)
     console.print()
     print_ingest(run.ingest, console, redact=redact)
-    R = _redact if redact else (lambda s: s)
+    R = _redactor(run, redact)
     for note in run.diagnosis.consistency:
-        console.print(_indent(Text.assemble(("consistency", "magenta"), f" {R(note)}")))
+        console.print(_indent(Text.assemble(("consistency", "magenta"), P(f" {R(note)}"))))
     for warning in dict.fromkeys([*run.problems, *getattr(run.rules, "warnings", [])]):
-        console.print(_indent(Text.assemble(("warning", "yellow"), f" {R(warning)}")))
+        console.print(_indent(Text.assemble(("warning", "yellow"), P(f" {R(warning)}"))))
 
 
 # -- progress and comparison with a baseline ----------------------------------------------------
