@@ -87,7 +87,7 @@ EXTRAS: tuple[tuple[str, str], ...] = (
 )
 
 #: One RE2 alternation that every progress line matches (cheap first pass; case-insensitive).
-PREFILTER = r"(?i)step|epoch\s+\d|^\s*\d+/(?:\d+|unknown)\s|\d\s*it/s"
+PREFILTER = r"(?i)step|epoch\s+\d|^\s*\d+/(?:\d+|unknown)\s|\d\s*it/s|checkpoints for \d"
 
 #: What the condensed ingest keeps as progress (see :class:`analyzer.formats.Keep`).
 KEEP_PATTERN = (
@@ -273,6 +273,15 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame[frame["source"] != "keras_epoch"].reset_index(drop=True)
     if frame.empty:
         return frame.drop(columns="_elapsed")
+    stepped = frame[~frame["step"].isna()]
+    if not stepped.empty:
+        d_step = stepped.groupby(["node", "source"], sort=False)["step"].diff()
+        # "(0.512 sec)" of a tensor hook: the time since its previous report, over its steps
+        per_step = stepped["_elapsed"] / d_step
+        fill = (d_step > 0) & per_step.notna()
+        frame.loc[fill[fill].index, "step_time_s"] = per_step[fill]
+        reported = stepped["_elapsed"].notna() & ~fill
+        frame.loc[reported[reported].index, "step_time_s"] = np.nan
     stepped = frame[~frame["step"].isna() & frame["timed"]]
     if not stepped.empty:
         g = stepped.groupby("node", sort=False)
@@ -282,10 +291,6 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
         ok = (d_step > 0) & (d_time > 0)
         fill = ok & frame.loc[stepped.index, "rate"].isna()
         frame.loc[fill[fill].index, "rate"] = derived[fill]
-        # "(0.512 sec)" of a tensor hook: the time since its previous report
-        per_step = frame.loc[stepped.index, "_elapsed"] / d_step
-        fill = (d_step > 0) & per_step.notna() & frame.loc[stepped.index, "step_time_s"].isna()
-        frame.loc[fill[fill].index, "step_time_s"] = per_step[fill]
     fill = frame["step_time_s"].isna() & (frame["rate"] > 0)
     frame.loc[fill, "step_time_s"] = 1.0 / frame.loc[fill, "rate"]
     fill = frame["rate"].isna() & (frame["step_time_s"] > 0) & frame["step"].isna()
