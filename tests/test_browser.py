@@ -288,3 +288,55 @@ def test_sample_report_in_browser(browser, folder, tmp_path):
         page.screenshot(SHOTS / f"tfdiag-report-{folder.name}.png")
     finally:
         page.close()
+
+
+def test_progress_figure_and_baseline_in_browser(browser, tmp_path):
+    """The progress section draws one figure of step and step rate per node, a row per
+    reporting node, and (with --baseline) the comparison; all visible, nothing blocked."""
+    samples = Path(__file__).resolve().parent.parent / "sample_logs"
+    run = analyzer.load(samples / "ps_killed", baseline=samples / "healthy")
+    path = tmp_path / "progress.html"
+    run.to_html(path)
+    page = browser.open(path)
+    try:
+        assert_clean(page)
+        reporting = sorted(run.progress["node"].unique())
+        assert reporting == ["chief:0"]
+        rows = page.js("[...document.querySelectorAll('#progress table tbody tr')].map(r => r.cells[0].innerText)")  # fmt: skip
+        assert rows == reporting
+        img = page.js(
+            "(() => { const i = document.querySelector('#progress figure img');"
+            " const r = i.getBoundingClientRect();"
+            " return {w: i.naturalWidth, h: i.naturalHeight, cw: r.width, ch: r.height,"
+            " x: r.x + scrollX, y: r.y + scrollY, src: i.src.slice(0, 30), done: i.complete}; })()"
+        )
+        assert img["done"] and img["w"] > 0 and img["cw"] > 400 and img["ch"] > 150
+        assert img["src"].startswith("data:image/svg+xml")
+        # the figure has drawn something: many colours in its screenshot, not a blank box
+        shot = browser.send(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {
+                    "x": img["x"],
+                    "y": img["y"],
+                    "width": img["cw"],
+                    "height": img["ch"],
+                    "scale": 1,
+                },
+            },
+            page.session,
+        )["data"]
+        out = SHOTS / "tfdiag-report-progress.png"
+        out.write_bytes(base64.b64decode(shot))
+        from PIL import Image
+
+        with Image.open(out) as im:
+            colours = im.convert("RGB").getcolors(maxcolors=1 << 16)
+        assert colours is None or len(colours) > 20
+        body = page.js("document.querySelector('#baseline').innerText")
+        assert "Compared with a good run" in body and "Last step: 20 in the failed run, 60" in body
+        assert page.js("document.querySelector('nav.toc').innerText").count("Progress") == 1
+    finally:
+        page.close()

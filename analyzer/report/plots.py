@@ -525,6 +525,11 @@ def plot_progress(
             rated = rows["rate"].notna().to_numpy()
             if rated.any():
                 ax_rate.plot(times[rated], rows["rate"][rated], **kw)
+        import matplotlib.dates as mdates
+
+        loc = mdates.AutoDateLocator(minticks=4, maxticks=10)
+        ax_rate.xaxis.set_major_locator(loc)
+        ax_rate.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc, tz="UTC"))
         ax_step.set_ylabel("step")
         ax_rate.set_ylabel("steps / s")
         ax_rate.set_ylim(bottom=0)
