@@ -147,7 +147,7 @@ def gather(
     intrinsic = _intrinsic_findings(errors, blames)
     # (what detect_silence reads of the symptoms: their nodes and times)
     symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
-    silent = detect_silence(facts, symptoms, blames, clock)
+    silent = detect_silence(facts, symptoms, blames, clock, phases.serving())
     blocked = detect_blocked(facts, blaming)
     case = Case(
         facts,

@@ -74,6 +74,10 @@ class Phases:
         got = self.reached(node)
         return got[-1] if got else None
 
+    def serving(self) -> set[str]:
+        """Nodes whose log shows a server start and nothing of training: they only serve."""
+        return {n for n in self.first if self.furthest(n) in ("server", "connected")}
+
     def finished(self, node: str) -> Any:
         """When ``node`` said its training finished, or None."""
         return self.first.get(node, {}).get("finished")

@@ -32,12 +32,19 @@ def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimat
 
 
 def detect_silence(
-    facts: dict[str, Facts], symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate
+    facts: dict[str, Facts],
+    symptoms: pd.DataFrame,
+    blames: pd.DataFrame,
+    clock: ClockEstimate,
+    serving: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Step 5: nodes that died silently → seconds their peers logged after them.
 
     ``symptoms`` are the errors that are not a node's own (see :func:`_intrinsic_findings`);
     only those can be the peers' reaction to a silent death. Being blamed early counts too.
+    ``serving`` nodes never got past start-up in their own log (a ps, a TF1 or
+    ParameterServerStrategy worker: they serve and print nothing more): their log going quiet
+    is normal, so only a peer naming them implicates them, not errors that merely follow.
     """
     last = {
         n: clock.correct(n, f.last_time)
@@ -62,7 +69,9 @@ def detect_silence(
         after = _seconds(max(others) - last[node])
         if after <= 0:
             continue
-        implicated = node in blamed or _reacted(reactions, node, last[node])
+        implicated = node in blamed or (
+            node not in serving and _reacted(reactions, node, last[node])
+        )
         if implicated or (f.ending == "killed" and after >= SILENCE_GRACE_S):
             silent[node] = after
     return silent

@@ -228,7 +228,10 @@ def _node_reports(ev: Case, statuses: dict[str, tuple[str, float | None]]) -> li
 def _healthy(ev: Case, notes: list[str]) -> RootCause:
     warn = ""
     if ev.consistency.messages:
-        warn = " (but see the consistency notes)"
+        # a skew that did not break this run may break the next: always said, first thing
+        warn = "; but " + ev.consistency.messages[0].rstrip(".")
+        if len(ev.consistency.messages) > 1:
+            warn += f" (and {len(ev.consistency.messages) - 1} more consistency note(s))"
     missing = sorted(n for n, f in ev.facts.items() if f.missing)
     ambiguity = None
     if missing:
@@ -277,7 +280,9 @@ def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
     raw = replace(
         ev,
         clock=raw_clock,
-        silent=detect_silence(ev.facts, ev.symptom_times(), ev.blames, raw_clock),
+        silent=detect_silence(
+            ev.facts, ev.symptom_times(), ev.blames, raw_clock, ev.phases.serving()
+        ),
     )
     raw_cands = _rank(raw)
     if raw_cands and raw_cands[0].node != cands[0].node:
