@@ -125,10 +125,45 @@ def _check_versions(facts: dict[str, Facts], out: Consistency) -> None:
                     out.version_outliers[node] = f"{name} {value} (others run {common})"
 
 
+def _check_builds(facts: dict[str, Facts], out: Consistency) -> None:
+    """The same TensorFlow message logged from another source line: another build.
+
+    Printed versions are the direct evidence, but most jobs never print them; every absl
+    line names its ``file.cc:line`` though, and releases move those lines. Per message that
+    three or more nodes log, the line most of them log it from is the usual one; a node that
+    logs it from another line on any message runs another build.
+    """
+    seen: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    for node, f in facts.items():
+        for key, line in f.source_lines.items():
+            seen[key][node] = line
+    odd: dict[str, list[str]] = defaultdict(list)
+    for (source, _), lines in sorted(seen.items()):
+        counts = Counter(lines.values())
+        if len(lines) < 3 or len(counts) < 2:
+            continue
+        usual, n = counts.most_common(1)[0]
+        if n <= len(lines) / 2:
+            continue
+        for node, line in lines.items():
+            if line != usual:
+                odd[node].append(f"{source}:{line} where {n} peers log it from :{usual}")
+    for node in sorted(odd, key=_node_order):
+        if node in out.version_outliers:
+            continue  # its printed version already says so
+        what = odd[node][0] + (f" (and {len(odd[node]) - 1} more)" if len(odd[node]) > 1 else "")
+        out.version_outliers[node] = f"another TensorFlow build ({odd[node][0]})"
+        out.messages.append(
+            f"{node} logs the same TensorFlow messages from other source lines than its "
+            f"peers ({what}): it runs another TensorFlow build."
+        )
+
+
 def check_consistency(facts: dict[str, Facts]) -> Consistency:
     """Step 3: cluster specs, shared addresses and versions compared across nodes."""
     out = Consistency()
     _check_specs(facts, out)
     _check_addresses(facts, out)
     _check_versions(facts, out)
+    _check_builds(facts, out)
     return out

@@ -46,6 +46,7 @@ _CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "all done", "sto
 _EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
+_DIGITS_RE = re.compile(r"\d+")
 _VERSION_RES = {
     "tensorflow": re.compile(
         r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?(\d+\.\d+[\w.+-]*)",
@@ -79,6 +80,9 @@ class Facts:
     missing: bool = False
     tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
     uncaught: bool = False  #: the log ends with a Python traceback
+    #: (C++ source file, message template) → the source line it was logged from: the same
+    #: message from another line means another build of TensorFlow
+    source_lines: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 def _event(row: Any) -> dict:
@@ -265,6 +269,7 @@ def node_facts(
     fact_rows = _fact_rows(timeline)
     versions = _scan_versions(fact_rows)
     configs = _tf_config_lines(fact_rows)
+    sources = _source_lines(timeline)
     for node, (labels, tail) in _tails(timeline, ts, codes).items():
         f = facts.setdefault(node, Facts(node))
         f.first_time, f.last_time = firsts[node], lasts[node]
@@ -276,5 +281,36 @@ def node_facts(
             for v in (getattr(row, "format", None) for row in tail)
         )
         f.versions, f.version_lines = versions.get(node, ({}, {}))
+        f.source_lines = sources.get(node, {})
         f.tf_config_line = configs.get(node)
     return facts
+
+
+def _source_lines(timeline: pd.DataFrame) -> dict[str, dict[tuple[str, str], str]]:
+    """Per node, the source line each distinct C++ log message came from (``file.cc:123]``).
+
+    Only distinct (node, source, message start) rows are turned into Python values; the message
+    template masks numbers, so one message at two times is one key.
+    """
+    if "source" not in timeline or timeline.empty:
+        return {}
+    rows = timeline[["node", "source", "message"]]
+    rows = rows[rows["source"].notna().to_numpy(dtype=bool)]
+    if rows.empty:
+        return {}
+    start = rows["message"].astype("string").str.slice(0, 48)
+    distinct = (
+        pd.DataFrame(
+            {"node": rows["node"].astype(str), "source": rows["source"].astype(str), "start": start}
+        )
+        .drop_duplicates()
+        .head(MAX_FACT_ROWS)
+    )
+    out: dict[str, dict[tuple[str, str], str]] = {}
+    for node, source, start in distinct.itertuples(index=False):
+        name, _, line = str(source).rpartition(":")
+        if not name or not line.isdigit() or not isinstance(start, str):
+            continue
+        template = _DIGITS_RE.sub("#", start)
+        out.setdefault(node, {})[(name, template)] = line
+    return out
