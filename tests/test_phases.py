@@ -1,0 +1,53 @@
+"""Phases (analyzer.diagnose.phases): how far each node got, and shutdown noise after training."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import analyzer
+from analyzer.diagnose.phases import PHASE_NAMES, node_phases
+
+DATA = Path(__file__).parent / "data" / "mwms_shutdown"
+
+
+def test_every_node_reached_the_end_of_training():
+    run = analyzer.load(DATA)
+    phases = node_phases(run.timeline)
+    for node in ("worker:0", "worker:1", "worker:2"):
+        assert phases.furthest(node) == "finished"
+        assert phases.reached(node)[:2] == ["server", "connected"]
+    assert phases.end == min(phases.finished(n) for n in ("worker:0", "worker:1", "worker:2"))
+    assert PHASE_NAMES[-1] == "finished"
+
+
+def test_errors_after_training_that_name_a_peer_that_left_are_shutdown_noise():
+    run = analyzer.load(DATA)
+    # the leader's exit makes worker:1 log an error naming it...
+    errors = run.findings[run.findings["severity"].isin(["error", "fatal"])]
+    assert (errors["node"] == "worker:1").any()
+    # ...which is not a failure: the run is healthy, and the summary says why
+    rc = run.root_cause
+    assert (rc.node, rc.category) == (None, "none")
+    assert "shutdown noise" in rc.summary
+    assert any(n.startswith("Shutdown:") for n in run.diagnosis.notes)
+
+
+def test_the_same_errors_before_the_leader_finished_are_a_failure(tmp_path: Path):
+    """Cut the leader's log before its last steps: it no longer finished, so the errors naming it
+    are evidence again (the noise rule must not hide a leader that died mid-training)."""
+    folder = tmp_path / "run"
+    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("README.md"))
+    leader = folder / "worker-0.log"
+    lines = leader.read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if "step 20/30" in line)
+    leader.write_text("".join(lines[:cut]))
+    rc = analyzer.load(folder).root_cause
+    assert rc.node == "worker:0"
+    assert rc.category == "node_crash"
+
+
+def test_condensed_analyze_agrees():
+    full = analyzer.load(DATA).root_cause
+    condensed = analyzer.load(DATA, condensed=True).root_cause
+    assert (condensed.node, condensed.category) == (full.node, full.category) == (None, "none")
