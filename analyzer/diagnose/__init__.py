@@ -1,6 +1,10 @@
 """Stage 6: from findings to a verdict — the first failing node, what happened there, and why.
 
-The algorithm, one step per function (:func:`gather` runs steps 0–5, :func:`diagnose` all):
+The algorithm, one step per module of this package (:func:`gather` runs steps 0–5,
+:func:`diagnose` all): ``zones``, ``facts``, ``blame``, ``consistency``, ``clocks``, ``phases``,
+``silence``, then ``case`` (the bundle), ``scoring``, ``evidence`` and ``verdict``; the knobs and
+shared helpers are in ``common``, the words of the reports in ``phrases``. A new signal is a new
+module whose result goes into :class:`~analyzer.diagnose.case.Case` and the scoring.
 
 0. **Zones** (:func:`zone_offsets`). A log that mixes epoch-stamped C++ lines with zone-less
    Python lines tells its own zone error: neighbouring lines of the two kinds should agree.
@@ -46,13 +50,45 @@ The algorithm, one step per function (:func:`gather` runs steps 0–5, :func:`di
 
 from __future__ import annotations
 
-from analyzer.diagnose.blame import PeerDirectory, _remote_targets, finding_texts, resolve_blames
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.diagnose.blame import (
+    PeerDirectory,
+    _blaming,
+    _blaming_rows,
+    _errors,
+    _remote_targets,
+    drop_transient_waits,
+    finding_texts,
+    mark_early,
+    resolve_blames,
+)
+from analyzer.diagnose.case import Case, _intrinsic_findings
 from analyzer.diagnose.clocks import estimate_clock_offsets
-from analyzer.diagnose.common import KEYWORDS
+from analyzer.diagnose.common import KEYWORDS, _Columns
 from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
+from analyzer.diagnose.phases import node_phases, shutdown_noise
+from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
+from analyzer.diagnose.verdict import (
+    _finish,
+    _healthy,
+    _note_inputs,
+    _statuses,
+    _verdict,
+    _zone_notes,
+)
 from analyzer.diagnose.zones import aligned_times, zone_offsets
+from analyzer.model import Diagnosis, iso
+
+if TYPE_CHECKING:
+    from analyzer.ingest import Ingest
+    from analyzer.rules import RuleSet
+
 
 __all__ = [
     "KEYWORDS",
@@ -72,36 +108,6 @@ __all__ = [
     "resolve_blames",
     "zone_offsets",
 ]
-
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import pandas as pd
-
-from analyzer.diagnose.blame import (
-    _blaming,
-    _blaming_rows,
-    _errors,
-    drop_transient_waits,
-    mark_early,
-)
-from analyzer.diagnose.case import Case, _intrinsic_findings
-from analyzer.diagnose.common import _Columns
-from analyzer.diagnose.phases import node_phases, shutdown_noise
-from analyzer.diagnose.scoring import _rank
-from analyzer.diagnose.verdict import (
-    _finish,
-    _healthy,
-    _note_inputs,
-    _statuses,
-    _verdict,
-    _zone_notes,
-)
-from analyzer.model import Diagnosis, iso
-
-if TYPE_CHECKING:
-    from analyzer.ingest import Ingest
-    from analyzer.rules import RuleSet
 
 
 def gather(

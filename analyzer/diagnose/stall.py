@@ -1,0 +1,201 @@
+"""Failures that print nothing: a job that stopped making progress (:mod:`.hang`) or ran at
+one slow node's pace (:mod:`.straggler`). Both read the progress each node reported
+(:mod:`analyzer.progress`) besides the facts the other steps gathered.
+
+:func:`find_stall` runs both detectors after step 5; when one of them finds its signal and no
+failure with an error of its own came first, :func:`stall_diagnosis` makes the verdict from it
+(the scoring of error-driven failures does not see such runs: they have no error, or only the
+errors of their own teardown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.diagnose.common import _node_order, _utc
+from analyzer.identity import task_name
+from analyzer.model import Diagnosis, Evidence, RootCause
+
+if TYPE_CHECKING:
+    from analyzer.diagnose.case import Case
+
+
+@dataclass
+class Stall:
+    """A candidate verdict of :mod:`.hang` or :mod:`.straggler`."""
+
+    category: str  #: ``hang`` or ``straggler``
+    node: str | None
+    time: Any  #: hang: when its progress stopped; straggler: since when it was slow
+    what: str  #: the verb phrase of the summary ("stopped making progress at step 19 …")
+    confidence: float
+    evidence: list[Evidence] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  #: why this node, one clause each
+    ambiguity: str | None = None
+    victims: list[str] = field(default_factory=list)  #: nodes that waited on it / ran at its pace
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def job_end(ev: Case) -> Any:
+    """The last line any node logged (UTC, corrected clocks), or None."""
+    ends = [
+        ev.clock.correct(n, f.last_time)
+        for n, f in ev.facts.items()
+        if not f.missing and f.last_time is not None and not pd.isna(f.last_time)
+    ]
+    return max(ends) if ends else None
+
+
+def errors_before(ev: Case, t: Any, *, skip: tuple[str, ...] = ("hang",)) -> pd.DataFrame:
+    """Error findings (shutdown noise already set aside) logged before ``t``; findings of
+    ``skip`` categories (how an outside timeout ended the job) do not count."""
+    errors = ev.errors
+    if errors.empty or t is None:
+        return errors.iloc[0:0]
+    times = _utc(errors["ts"])
+    early = (times < t).to_numpy() & ~errors["category"].isin(skip).to_numpy()
+    return errors[early]
+
+
+def outside_end(ev: Case, since: Any) -> str:
+    """How the job ended, as far as the logs tell: a scheduler's timeout, signals, or logs that
+    simply stop while every process was alive."""
+    texts: list[str] = []
+    findings = ev.findings
+    if findings is not None and not findings.empty:
+        late = findings[(findings["category"] == "hang").to_numpy()]
+        if not late.empty:
+            texts.append(f"a scheduler timeout ({late.iloc[0]['pattern_id']})")
+    killed = sorted(
+        (n for n, f in ev.facts.items() if f.ending == "killed" or f.exit_info), key=_node_order
+    )
+    if killed:
+        infos = {ev.facts[n].exit_info or ev.facts[n].ending for n in killed}
+        texts.append(f"{', '.join(killed)} ended by {', '.join(sorted(infos))}")
+    midrun = sorted(
+        (n for n, f in ev.facts.items() if not f.missing and f.ending == "mid-run"),
+        key=_node_order,
+    )
+    if midrun and not texts:
+        texts.append("every log just stops, with no error and no goodbye (an outside kill)")
+    return "; ".join(texts) or "the logs end"
+
+
+def evidence_row(ev: Case, timeline: pd.DataFrame, row: Any, why: str) -> Evidence | None:
+    """An :class:`Evidence` of timeline row ``row`` (a label), or None if it is not there."""
+    if row is None or row not in timeline.index:
+        return None
+    r = timeline.loc[row]
+    node = str(r["node"])
+    ts = r["ts"]
+    line_no = r.get("line_no")
+    return Evidence(
+        node=node,
+        time=ev.clock.correct(node, _utc(pd.Series([ts])).iloc[0]) if not pd.isna(ts) else None,
+        file=r.get("file"),
+        line_no=int(line_no) if line_no is not None and not pd.isna(line_no) else None,
+        text=str(r.get("message") or "")[:300],
+        why=why,
+    )
+
+
+def statuses(stall: Stall, ev: Case) -> dict[str, tuple[str, float | None]]:
+    """``failed`` for the stall's node, ``victim`` for those that waited on it / ran at its
+    pace, ``missing`` and ``ok`` for the rest."""
+    out: dict[str, tuple[str, float | None]] = {}
+    for node, f in ev.facts.items():
+        if node == stall.node:
+            out[node] = ("failed", None)
+        elif f.missing:
+            out[node] = ("missing", None)
+        elif node in stall.victims:
+            out[node] = ("victim", None)
+        else:
+            out[node] = ("ok", None)
+    return out
+
+
+def stall_diagnosis(stall: Stall, ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
+    """The diagnosis of a run whose failure is a stall (see the module doc)."""
+    from analyzer.diagnose.phrases import DEFAULT_REMEDIATION
+    from analyzer.diagnose.verdict import _finish
+
+    for reason in stall.reasons:
+        notes.append(f"{stall.category.capitalize()}: {reason}.")
+    notes.append(
+        f"Verdict: {stall.node or 'no single node'} is the first failing node; what happened "
+        f"there: {stall.category}."
+    )
+    when = (
+        f" at {pd.Timestamp(stall.time).strftime('%Y-%m-%d %H:%M:%S')} UTC"
+        if stall.time is not None and not pd.isna(stall.time)
+        else ""
+    )
+    who = (
+        f"{stall.node} ({task_name(stall.node)})"
+        if stall.node and task_name(stall.node)
+        else stall.node or "The job"
+    )
+    tail = f"; affected: {', '.join(stall.victims)}" if stall.victims else ""
+    remediation = DEFAULT_REMEDIATION.get(stall.category)  # (else the report's advice)
+    root = RootCause(
+        node=stall.node,
+        task=task_name(stall.node) if stall.node else None,
+        category=stall.category,
+        confidence=round(min(max(stall.confidence, 0.05), 0.99), 3),
+        time=stall.time,
+        summary=f"{who} {stall.what}{when} [{stall.category}]{tail}.",
+        evidence=[e for e in stall.evidence if e is not None][:8],
+        remediation=remediation,
+        ambiguity=stall.ambiguity,
+    )
+    return _finish(root, ev, statuses(stall, ev), notes)
+
+
+def find_stall(
+    ev: Case, timeline: pd.DataFrame, progress: pd.DataFrame | None, comparison: Any = None
+) -> Stall | None:
+    """A hang or a straggler when the run shows one (hang first: a job that stopped cannot be
+    said to run at anyone's pace), else None."""
+    from analyzer.diagnose.hang import detect_hang
+    from analyzer.diagnose.straggler import detect_straggler
+
+    if progress is None:
+        from analyzer.progress import progress_of
+
+        progress = progress_of(timeline)
+    if progress.empty and comparison is None:
+        return None
+    return detect_hang(progress, ev, timeline, comparison) or detect_straggler(
+        progress, ev, timeline, comparison
+    )
+
+
+def node_pace(progress: pd.DataFrame) -> pd.DataFrame:
+    """Per node: its last step, when it first reported it (its progress stopped there), the
+    median interval between its timed reports, its median reported step time, reports."""
+    cols = ["last_step", "last_advance", "interval", "step_time", "reports", "first"]
+    if progress is None or progress.empty:
+        return pd.DataFrame(columns=cols)
+    prog = progress[progress["source"] != "checkpoint"]
+    stepped = prog[prog["step"].notna()]
+    g = prog.groupby("node", sort=True)
+    out = pd.DataFrame({"reports": g.size(), "first": g["ts"].min()})
+    out["step_time"] = g["step_time_s"].median()
+    if not stepped.empty:
+        last = stepped.groupby("node")["step"].max()
+        top = stepped[stepped["step"].to_numpy() == stepped["node"].map(last).to_numpy()]
+        out["last_step"] = last
+        out["last_advance"] = top.groupby("node")["ts"].min()
+    else:
+        out["last_step"] = np.nan
+        out["last_advance"] = pd.NaT
+    timed = prog[prog["timed"]]
+    gaps = timed.groupby("node")["ts"].diff().dt.total_seconds()
+    gaps = gaps[gaps > 0]
+    out["interval"] = gaps.groupby(timed.loc[gaps.index, "node"]).median()
+    return out[cols]
