@@ -236,20 +236,25 @@ def _is_progress(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _spec_shape(run: Run) -> dict[str, int]:
+    """Jobs and task counts of the cluster spec the logs printed (else of the nodes found)."""
+    for info in run.ingest.nodes.values():
+        if info.cluster:
+            return {job: len(addrs) for job, addrs in sorted(info.cluster.items())}
     counts: dict[str, int] = {}
-    for n in run.diagnosis.nodes:
-        if n.cluster:
-            return {job: len(addrs) for job, addrs in sorted(n.cluster.items())}
-    for n in run.diagnosis.nodes:
-        job = n.node.partition(":")[0]
+    for node in run.ingest.nodes:
+        job = node.partition(":")[0]
         counts[job] = counts.get(job, 0) + 1
     return dict(sorted(counts.items()))
 
 
 def _versions(run: Run) -> dict[str, set[str]]:
+    """Versions each run's nodes printed (the diagnosis's node facts, computed here so that a
+    comparison never needs the verdict it may feed)."""
+    from analyzer.diagnose.facts import node_facts
+
     out: dict[str, set[str]] = {}
-    for n in run.diagnosis.nodes:
-        for k, v in (n.versions or {}).items():
+    for f in node_facts(run.timeline, run.ingest).values():
+        for k, v in (f.versions or {}).items():
             out.setdefault(k, set()).add(str(v))
     return out
 

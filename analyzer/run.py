@@ -113,7 +113,14 @@ class Run:
         """The verdict and the per-node story (see :mod:`analyzer.diagnose`)."""
         from analyzer.diagnose import diagnose
 
-        return diagnose(self.timeline, self.findings, self.ingest, self.rules)
+        return diagnose(
+            self.timeline,
+            self.findings,
+            self.ingest,
+            self.rules,
+            progress=self.progress,
+            comparison=self.comparison,
+        )
 
     @property
     def root_cause(self) -> RootCause:

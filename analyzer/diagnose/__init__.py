@@ -73,6 +73,7 @@ from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
 from analyzer.diagnose.phases import node_phases, shutdown_noise
 from analyzer.diagnose.scoring import _rank
+from analyzer.diagnose.stall import find_stall, stall_diagnosis
 from analyzer.diagnose.silence import detect_blocked, detect_silence
 from analyzer.diagnose.verdict import (
     _finish,
@@ -174,12 +175,24 @@ def gather(
 
 
 def diagnose(
-    timeline: pd.DataFrame, findings: pd.DataFrame, ingest: Ingest, rules: RuleSet | None
+    timeline: pd.DataFrame,
+    findings: pd.DataFrame,
+    ingest: Ingest,
+    rules: RuleSet | None,
+    *,
+    progress: pd.DataFrame | None = None,
+    comparison: Any = None,
 ) -> Diagnosis:
-    """Steps 0–7 of the module doc: the verdict, node statuses and the reasoning notes."""
+    """Steps 0–7 of the module doc: the verdict, node statuses and the reasoning notes.
+
+    ``progress`` (:func:`analyzer.progress.progress_of`, computed when None) and ``comparison``
+    (:func:`analyzer.compare.compare` with a good run, optional) feed the stall signals."""
     notes: list[str] = []
     ev = gather(timeline, findings, ingest, rules, notes)
     _note_inputs(ev, notes)
+    stall = find_stall(ev, timeline, progress, comparison)
+    if stall is not None:
+        return stall_diagnosis(stall, ev, rules, notes)
     cands = _rank(ev) if ev.failing else []
     if not cands:
         return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)

@@ -141,9 +141,7 @@ def detect_hang(
                 "its last line: nothing after it",
             )
     # 4. the one they all wait on: every reporting node stopped together; one server
-    together = (
-        max(last_advance.values()) - min(last_advance.values())
-    ).total_seconds() < lag_min
+    together = (max(last_advance.values()) - min(last_advance.values())).total_seconds() < lag_min
     servers = [
         n
         for n, f in ev.facts.items()
@@ -186,17 +184,17 @@ def detect_hang(
         ambiguity = f"{runner} is almost as likely ({'; '.join(reasons[runner])})"
     step = pace.loc[node, "last_step"] if node in pace.index else None
     at = last_advance.get(node, stop)
-    victims = sorted((n for n in ev.facts if n != node and not ev.facts[n].missing), key=_node_order)
+    victims = sorted(
+        (n for n in ev.facts if n != node and not ev.facts[n].missing), key=_node_order
+    )
     how = outside_end(ev, stop)
-    evidence = [
-        evidence_row(ev, timeline, r, why) for r, why in rows.get(node, [])
-    ]
+    evidence = [evidence_row(ev, timeline, r, why) for r, why in rows.get(node, [])]
     for peer in [n for n in last_advance if n != node][:2]:
         evidence.append(
             evidence_row(ev, timeline, last_row.get(peer), f"{peer}'s last progress report")
         )
     what = (
-        f"stopped making progress"
+        "stopped making progress"
         + (f" after step {step:g}" if step is not None and not pd.isna(step) else "")
         + f" while staying alive: no node advanced for {_human_duration(stalled)} until the "
         f"job ended ({how})"
