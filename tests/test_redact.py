@@ -160,3 +160,246 @@ def test_assigned_secrets_never_survive(name, sep, value, before, after):
     out = redact(f"{before}{name}{sep}{value}{after}")
     assert value not in out
     assert name in out
+
+
+# -- secrets over several lines (issue 15) -----------------------------------------------------
+
+import base64  # noqa: E402
+import random  # noqa: E402
+import textwrap  # noqa: E402
+
+from analyzer.report.common import printable  # noqa: E402
+from analyzer.report.redact import Redactor, find_secret_lines, redact_lines  # noqa: E402
+
+_RNG = random.Random(15)
+
+
+def _b64(n: int) -> str:
+    return base64.b64encode(_RNG.randbytes(n)).decode()
+
+
+def _word(n: int = 14) -> str:
+    return "".join(
+        _RNG.choice("abcdefghkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789") for _ in range(n)
+    )
+
+
+BODY = textwrap.wrap(_b64(200), 64)
+W1, W2, W3 = _word(), _word(), _word()
+
+#: (lines, secrets that must vanish, text that must stay) -- generated, not real keys.
+MULTI = {
+    "pem": (
+        ["key:", "-----BEGIN RSA PRIVATE KEY-----", *BODY, "-----END RSA PRIVATE KEY-----", "next"],
+        BODY,
+        ["-----END RSA PRIVATE KEY-----", "next"],
+    ),
+    "pem_cut_short_tail": (
+        ["-----BEGIN OPENSSH PRIVATE KEY-----", *BODY, W1],
+        [*BODY, W1],
+        ["BEGIN OPENSSH"],
+    ),
+    "pem_then_log": (
+        ["-----BEGIN EC PRIVATE KEY-----", BODY[0], "E1122 04:10:05.000 1 x.cc:1] Socket closed"],
+        [BODY[0]],
+        ["Socket closed"],
+    ),
+    "pem_in_json_wrapped": (
+        textwrap.wrap(
+            '"private_key": "-----BEGIN PRIVATE KEY-----\\n'
+            + "\\n".join(BODY)
+            + '\\n-----END PRIVATE KEY-----\\n", "client_email": "a@b.iam.gserviceaccount.com"',
+            70,
+            drop_whitespace=False,
+        ),
+        [b[:16] for b in BODY[1:]],
+        ["client_email"],
+    ),
+    "pprint_dict": (
+        [
+            "{'client_email': 'x@y',",
+            " 'private_key': '-----BEGIN PRIVATE KEY-----\\n'",
+            *(f"                '{b}\\n'" for b in BODY),
+            "                '-----END PRIVATE KEY-----\\n',",
+            f" 'token': '{W1}'",
+            f"          '{W2}',",
+            " 'type': 'service_account'}",
+        ],
+        [*BODY, W1, W2],
+        ["'type': 'service_account'", "'client_email': 'x@y'"],
+    ),
+    "k8s_yaml_kind_after_data": (
+        [
+            "apiVersion: v1",
+            "data:",
+            f"  password: {W1}",
+            f"  tls.key: {W2}",
+            "  cfg: |",
+            f"    inner {W3}",
+            "kind: Secret",
+            "metadata:",
+            "  name: creds",
+        ],
+        [W1, W2, W3],
+        ["  tls.key: ", "kind: Secret", "name: creds"],
+    ),
+    "k8s_json": (
+        [
+            "{",
+            '  "data": {',
+            f'    "username": "{W1}",',
+            f'    "token": "{W2}"',
+            "  },",
+            '  "kind": "Secret"',
+            "}",
+        ],
+        [W1, W2],
+        ['"username": ', '"kind": "Secret"'],
+    ),
+    "netrc": (
+        [
+            "machine api.example.com",
+            "  login bob",
+            f"  password {W1}",
+            f"  account {W2}",
+            f"machine b.example login al password {W3}",
+        ],
+        [W1, W2, W3],
+        ["login bob", "machine api.example.com"],
+    ),
+    "pgpass": ([f"localhost:5432:*:postgres:{W1}"], [W1], ["localhost:5432:*:postgres:"]),
+    "env_dump": (
+        [
+            "HOME=/root",
+            f"WANDB_KEY={W1}",
+            f'DEPLOY_TOKEN="{W2}',
+            f'{W3}"',
+            "DB_PASSWORD=pw",
+            "PATH=/usr/bin",
+        ],
+        [W1, W2, W3, "DB_PASSWORD=pw"],
+        ["HOME=/root", "PATH=/usr/bin", "WANDB_KEY="],
+    ),
+    "yaml_block_value": (
+        ["creds:", "  client_secret: |", f"    {W1}", f"    {W2}", "  other: visible"],
+        [W1, W2],
+        ["other: visible"],
+    ),
+    "auth_header_next_line": (
+        [
+            "> Authorization: Bearer",
+            f">   {W1}",
+            f"Cookie: session={W2}",
+            f"X-Auth-Token: {W3}",
+            f"  {W1}x",
+        ],
+        [W1, W2, W3],
+        ["> Authorization:"],
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", MULTI)
+def test_multi_line_secret_is_hidden_on_every_line(kind):
+    lines, secrets, kept = MULTI[kind]
+    numbered = list(enumerate(lines, 1))
+    window = "\n".join(redact_lines(numbered))
+    for s in secrets:
+        assert s not in window, s
+    for k in kept:
+        assert k in window, k
+    # a line shown alone (as JSON evidence or a finding) is redacted by what the run knows
+    redactor = Redactor({"f.log": find_secret_lines(numbered)})
+    alone = "\n".join(redactor.line(t, "f.log", no) for no, t in numbered)
+    for s in secrets:
+        assert s not in alone, s
+    # and a window that starts after the opening line still hides them
+    for start in range(len(numbered)):
+        part = "\n".join(redactor.line(t, "f.log", no) for no, t in numbered[start:])
+        assert not [s for s in secrets if s in part]
+
+
+def test_a_long_value_is_hidden_wherever_it_is_quoted():
+    numbered = list(
+        enumerate(["-----BEGIN PRIVATE KEY-----", *BODY, "-----END PRIVATE KEY-----"], 1)
+    )
+    redactor = Redactor({"f.log": find_secret_lines(numbered)})
+    assert BODY[2] not in redactor(f"summary quotes {BODY[2]} out of context")
+
+
+def test_certificates_and_public_keys_stay():
+    cert = ["-----BEGIN CERTIFICATE-----", *BODY, "-----END CERTIFICATE-----"]
+    assert redact_lines(list(enumerate(cert, 1))) == cert
+    # the same body line alone, with no known certificate around it, is hidden
+    assert redact_lines([(7, BODY[0])]) == ["[REDACTED]"]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["data:", "  learning_rate: 0.1", "kind: ConfigMap"],  # not a Secret
+        ["The password is wrong; check the token expiry", "login failed for bob"],
+        ["machine learning is fun", "steps: 100"],
+        ["Created device /job:worker/replica:0/task:1/device:GPU:0 with 14 MB memory"],
+        ["Authorization failed: permission denied for user bob"],
+        ["step 1: loss=0.3", "-----BEGIN CERTIFICATE-----"],
+        ["0123456789abcdef0123456789abcdef0123456789abcdef"],  # a hex digest is not a key body
+    ],
+)
+def test_ordinary_neighbours_are_untouched(lines):
+    assert redact_lines(list(enumerate(lines, 1))) == lines
+
+
+def test_new_single_line_shapes():
+    assert redact(f"WANDB_KEY={W1} HOME=/root") == "WANDB_KEY=[REDACTED] HOME=/root"
+    assert W1 not in redact(f"environ({{'OPENAI_KEY': '{W1}', 'X': '1'}})")
+    assert redact(f"Authorization: {W1}") == "Authorization: [REDACTED]"
+    assert redact(f"Authorization: AWS4-HMAC-SHA256 Credential={W1}/x, Signature={W2}") == (
+        "Authorization: AWS4-HMAC-SHA256 [REDACTED]"
+    )
+    assert redact(f"machine h login u password {W1}") == "machine h login u password [REDACTED]"
+    assert redact(f"{BODY[0]}\n{BODY[1]}\n-----END PRIVATE KEY-----") == (
+        "[REDACTED]-----END PRIVATE KEY-----"
+    )
+    assert W1 not in redact(f"-----BEGIN PGP PRIVATE KEY BLOCK-----\n{W1}\n")
+
+
+def test_printable_escapes_what_drives_a_terminal():
+    text = "a\x1b[31mred\x1b[0m \x1b]0;title\x07 back\x08 over\rwrite \x9b2J \u202eevil\ttab\nnext"
+    out = printable(text)
+    assert out == (
+        "a\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 back\\x08 over\\x0dwrite \\x9b2J \\u202eevil"
+        "\ttab\nnext"
+    )
+    assert printable("[bold red]x[/bold red]") == "[bold red]x[/bold red]"
+
+
+_LINE = st.text(st.characters(blacklist_categories=("Cs", "Zl", "Zp"), blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85"), max_size=50)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.lists(_LINE.filter(lambda s: "-----" not in s), max_size=8),
+    after=st.lists(_LINE, max_size=8),
+    raw=st.binary(min_size=30, max_size=300),
+    width=st.sampled_from([64, 70, 76]),
+    label=st.sampled_from(["RSA ", "EC ", "ENCRYPTED ", "OPENSSH ", ""]),
+    cut=st.booleans(),
+    indent=st.sampled_from(["", "    ", "'"]),
+)
+def test_property_pem_across_lines_never_survives(before, after, raw, width, label, cut, indent):
+    """Random lines around a PEM key, maybe cut before its END: no body line survives, in the
+    window or shown alone, whatever lines come before and after."""
+    body = textwrap.wrap(base64.b64encode(raw).decode(), width)
+    block = [f"-----BEGIN {label}PRIVATE KEY-----", *(indent + b for b in body)]
+    if not cut:
+        block.append(f"-----END {label}PRIVATE KEY-----")
+    lines = [*before, *block, *([] if cut else after)]
+    numbered = list(enumerate(lines, 1))
+    secrets = [b for b in body if len(b) >= 8]
+    window = "\n".join(redact_lines(numbered))
+    assert not [s for s in secrets if s in window]
+    redactor = Redactor({"f": find_secret_lines(numbered)})
+    for no, t in numbered:
+        shown = redactor.line(t, "f", no)
+        assert not [s for s in secrets if s in shown]

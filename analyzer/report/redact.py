@@ -271,10 +271,13 @@ _BLOCK_KEY = re.compile(
     r"""^(\s*)(?:-\s+)?["']?(?:[\w.-]{0,60}(?i:""" + _SECRET_NAME + r""")[\w.-]{0,40}|"""
     r"""[A-Z][A-Z0-9_]{0,60}_KEY)["']?\s*[:=]\s*(?:[|>][-+0-9]{0,3})?\s*$"""
 )
-_AUTH_OPEN = re.compile(
-    r"(?i)^\s*[>\"']?\s*(?:proxy-)?authorization[\"']?\s*:\s*(?:" + _AUTH_SCHEMES + r")?\s*$"
+_CRED_HEADER = (
+    r"(?:proxy-)?authorization|x-[\w-]{0,30}(?:token|api-key|auth)[\w-]{0,30}|cookie|set-cookie"
 )
-_HEADER = re.compile(r"^\s*[>\"']?\s*(?:proxy-)?authorization\s*:", re.I)
+_AUTH_OPEN = re.compile(
+    r"(?i)^\s*[>\"']?\s*(?:" + _CRED_HEADER + r")[\"']?\s*:\s*(?:" + _AUTH_SCHEMES + r")?\s*$"
+)
+_HEADER = re.compile(r"(?i)^\s*[>\"']?\s*(?:" + _CRED_HEADER + r")[\"']?\s*:")
 _DATA = re.compile(r"""^(\s*)["']?(?:data|stringData)["']?\s*:\s*(\{)?\s*$""")
 _KIND_SECRET = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Secret["']?\s*,?\s*$""")
 _YAML_ENTRY = re.compile(r"""^\s*["']?([^:"'\s][^:"']*)["']?\s*:\s*(.*?)\s*,?\s*$""")

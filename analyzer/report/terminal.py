@@ -324,7 +324,7 @@ def print_progress(run: Run, console: Console) -> None:
     console.print()
     console.print(Text("Progress", style="bold"))
     for r in rows[:MAX_NODES]:
-        console.print(_indent(Text(r, style="")))
+        console.print(_indent(Text(P(r), style="")))
     if len(rows) > MAX_NODES:
         console.print(_indent(Text(f"… {len(rows) - MAX_NODES} more nodes", style="dim")))
 
@@ -336,8 +336,10 @@ def print_comparison(comparison, console: Console, *, redact: bool = True) -> No
     console.print(
         Text.assemble(
             ("Compared with the baseline", "bold"),
-            f" {comparison.baseline}: {comparison.node_count[1]} node(s) here, "
-            f"{comparison.node_count[0]} there",
+            P(
+                f" {comparison.baseline}: {comparison.node_count[1]} node(s) here, "
+                f"{comparison.node_count[0]} there"
+            ),
         )
     )
     lines = comparison.lines()
