@@ -42,6 +42,20 @@ RAW_CONTROLS = ("\x1b[31mRED-ALERT", "\x1b]", "\x07", "\x08", "\r")
 ESCAPED = ("\\x1b[31mRED-ALERT", "\\x1b]0;pwned-title\\x07", "\\x08")
 
 
+#: Kinds whose lines a report shows when nothing is redacted (the chief's encrypted key is in no
+#: view: it is checked for absence only).
+SHOWN = (
+    "openssh_pem_cut",
+    "rsa_pem",
+    "service_account",
+    "k8s_secret",
+    "netrc_pgpass",
+    "auth_headers",
+    "pprint_environ",
+    "env_dump",
+)
+
+
 def stamp(seconds: float) -> str:
     return (T0 + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S.%f")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from conftest import sample_folders
 from report_samples import XSS_IMG, XSS_SCRIPT, write_hostile_logs
+from secret_samples import SHOWN, write_secret_logs
 
 import analyzer
 
@@ -340,3 +341,30 @@ def test_progress_figure_and_baseline_in_browser(browser, tmp_path):
         assert page.js("document.querySelector('nav.toc').innerText").count("Progress") == 1
     finally:
         page.close()
+
+
+def test_multi_line_secrets_are_not_in_the_dom(browser, tmp_path):
+    """Keys, service-account JSON, netrc, headers, env and Kubernetes Secrets printed over several
+    lines (secret_samples): no part of them is anywhere in the rendered page; without redaction
+    the same page does show them (so their absence is redaction's doing)."""
+    folder, secrets = write_secret_logs(tmp_path / "logs")
+    run = analyzer.load(folder)
+    for redact in (True, False):
+        path = tmp_path / f"secrets-{redact}.html"
+        run.to_html(path, redact=redact)
+        page = browser.open(path)
+        try:
+            assert_clean(page)
+            dom = page.js("document.documentElement.outerHTML")
+            text = page.js("document.body.textContent")
+            assert "Root cause: node_crash on ps:0" in text
+            if redact:
+                for kind, parts in secrets.items():
+                    assert not [p for p in parts if p in dom or p in text], kind
+                assert "[REDACTED]" in text
+                page.screenshot(SHOTS / "tfdiag-report-secrets.png")
+            else:
+                for kind in SHOWN:
+                    assert any(p in text for p in secrets[kind]), kind
+        finally:
+            page.close()

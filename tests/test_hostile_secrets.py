@@ -22,25 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from secret_samples import ESCAPED, MARKUP, RAW_CONTROLS, stamp, write_secret_logs
+from secret_samples import ESCAPED, MARKUP, RAW_CONTROLS, SHOWN, stamp, write_secret_logs
 
 import analyzer
 from analyzer.report.html import render
 from analyzer.report.redact import for_run
 from analyzer.report.terminal import print_report
-
-#: Kinds whose lines a report shows when nothing is redacted (the chief's encrypted key is in no
-#: view: it is checked for absence only).
-SHOWN = (
-    "openssh_pem_cut",
-    "rsa_pem",
-    "service_account",
-    "k8s_secret",
-    "netrc_pgpass",
-    "auth_headers",
-    "pprint_environ",
-    "env_dump",
-)
 
 
 @pytest.fixture(scope="module")

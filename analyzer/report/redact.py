@@ -518,13 +518,18 @@ def _scan_netrc(nos: list[int], texts: list[str], found: _Found) -> None:
 
 
 def _scan_lines(nos: list[int], texts: list[str], found: _Found) -> None:
-    """One-line shapes that need no trigger word: ``.pgpass`` entries, lone key-body lines."""
+    """One-line shapes that need no trigger word: ``.pgpass`` entries, lone key-body lines (a
+    key whose BEGIN line is not known), and the shorter body lines right after those."""
+    body_before = None  # the line number of the last key-body line found here
     for no, t in zip(nos, texts, strict=True):
         p = _PGPASS.match(t)
         if p:
             found.add(no, [p[1]])
-        elif no not in found.public and _lone_body(t):
+        elif no not in found.public and (
+            _lone_body(t) or (body_before == no - 1 and t.strip() and _body_shaped(t))
+        ):
             found.add(no, _pieces(t))
+            body_before = no
 
 
 _SCANS = (_scan_pem, _scan_quoted, _scan_blocks, _scan_k8s, _scan_netrc, _scan_lines)
