@@ -380,7 +380,10 @@ def _lab_matrix(out, list_, style, fault, limit) -> int:
     ]
     if list_:
         for c in chosen[:limit]:
-            typer.echo(c.folder)
+            done = out and (Path(out) / c.folder / "truth.json").is_file()
+            typer.echo(f"{c.folder}{'  (recorded)' if done else ''}")
+        if out:
+            typer.echo(mx.corpus_table(Path(out)))
         return EXIT_OK
     if not out:
         raise Usage("give -o DIR for the matrix (or --list)")

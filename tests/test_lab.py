@@ -245,3 +245,104 @@ def test_live_healthy(tmp_path):
         assert "tf.__version__ = " in text
     assert "training finished" in _node_text(tmp_path, truth, "chief:0")
     _assert_diagnosed_as_truth(tmp_path, truth)
+
+
+# ------------------------------------------------------------- the matrix and its corpus
+CORPUS = ROOT / "tests" / "corpus" / "lab"
+CORPUS_TRUTHS = sorted(CORPUS.glob("*/*/truth.json"))
+MATRIX_FIELDS = {"style", "fault", "family", "phase", "naming", "target_role", "exit_codes"}
+
+
+def test_matrix_has_enough_distinct_cells():
+    from analyzer.lab import matrix
+
+    cells = matrix.cells()
+    folders = [c.folder for c in cells]
+    assert len(set(folders)) == len(folders) >= 80
+    for style in matrix.STYLES:
+        assert any(c.style == style and c.fault == "healthy" for c in cells), style
+        assert sum(c.style == style for c in cells) >= 15, style
+    assert {c.phase for c in cells} >= {"startup", "training", "checkpoint"}
+    for fault in matrix.FAULTS.values():
+        assert fault.family in matrix.FAMILIES, fault.name
+        assert fault.category in TAXONOMY_IDS | {"decide"}, fault.name
+        for style, role, phase in fault.plan:
+            assert phase in matrix.PHASES
+            assert role in ("none", "any") or role in matrix.STYLES[style].roles, (fault, style)
+
+
+def test_matrix_file_names_are_distinct_per_run():
+    from analyzer.lab import matrix
+
+    for style in matrix.STYLES.values():
+        for naming in matrix.NAMINGS:
+            names = [matrix.file_name(naming, style, n, 7) for n in style.nodes]
+            assert len(set(names)) == len(names), (style.name, naming)
+
+
+def test_corpus_recorded():
+    assert len(CORPUS_TRUTHS) >= 80, f"only {len(CORPUS_TRUTHS)} runs under {CORPUS}"
+    styles = [json.loads(p.read_text())["style"] for p in CORPUS_TRUTHS]
+    for style in set(styles):
+        assert styles.count(style) >= 15, style
+
+
+@pytest.mark.parametrize(
+    "truth_path", CORPUS_TRUTHS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}"
+)
+def test_corpus_truth(truth_path: Path):
+    from analyzer.lab import matrix
+
+    truth = json.loads(truth_path.read_text())
+    folder = truth_path.parent
+    assert not (REQUIRED | MATRIX_FIELDS) - truth.keys()
+    assert truth["root_cause_category"] in TAXONOMY_IDS
+    assert truth["family"] in matrix.FAMILIES
+    assert truth["style"] == folder.parent.name and truth["fault"] in matrix.FAULTS
+    assert folder.name.startswith(f"{truth['fault']}-{truth['target_role']}-{truth['phase']}-")
+    ffn = truth["first_failing_node"]
+    if truth["root_cause_category"] == "none":
+        assert ffn is None and truth["task"] is None
+    else:
+        assert ffn in truth["nodes"]
+        job, index = ffn.split(":")
+        assert truth["task"] == f"/job:{job}/replica:0/task:{index}"
+        assert ISO_Z.match(truth["fault_time_utc"]), truth["fault_time_utc"]
+    assert truth["verified"] is True
+    missing = set(truth["missing_nodes"])
+    listed = set(truth.get("launcher_files", []))
+    for node in truth["nodes"]:
+        files = truth["node_files"][node]
+        assert bool(files) != (node in missing), node
+        for f in files:
+            assert (folder / f).is_file(), f
+            listed.add(f)
+    on_disk = {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "truth.json"
+    }
+    assert on_disk == listed
+    for ev in truth["evidence"]:
+        lines = _read(folder / ev["file"]).splitlines()
+        assert lines[ev["line_no"] - 1].startswith(ev["text"][:200])
+    if truth["ended_by"] == "launcher_timeout":
+        assert "launcher.log" in truth["launcher_files"]
+
+
+@pytest.mark.lab
+@live
+def test_live_matrix_cell(tmp_path):
+    from analyzer.lab import matrix
+
+    cell = next(c for c in matrix.cells() if c.folder == "mwms_keras/healthy-none-full-gz")
+    truth = matrix.run_cell(cell, tmp_path, timeout=120)
+    assert truth["root_cause_category"] == "none" and truth["verified"] is True
+    assert truth["style"] == "mwms_keras" and truth["naming"] == "gz"
+    assert set(truth["exit_codes"].values()) == {0}, truth["exit_codes"]
+    for node in truth["nodes"]:
+        (name,) = truth["node_files"][node]
+        assert name.endswith(".log.gz")
+        text = _node_text(tmp_path, truth, node)
+        assert "tf.__version__ = " in text and "Traceback" not in text
+    assert "training finished" in _node_text(tmp_path, truth, "chief:0")

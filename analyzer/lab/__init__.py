@@ -15,6 +15,7 @@ import signal
 import time
 from pathlib import Path
 
+from . import matrix as _matrix
 from ._runner import Lab, rotate, task_name, utc_now
 from .scenarios import SCENARIO_FUNCS, Outcome, Scenario, ScenarioError
 
@@ -27,8 +28,36 @@ __all__ = [
     "tensorflow_available",
 ]
 
-SCENARIOS: dict[str, Scenario] = {
+_ORDER = (
+    "ps_killed",
+    "worker_killed",
+    "port_in_use",
+    "wrong_port_in_spec",
+    "missing_worker",
+    "stalled_worker_deadline",
+    "dtype_mismatch",
+    "oom_worker",
+    "late_worker_tf1",
+    "concurrent_hdf5",
+    "preempted_worker",
+    "version_mismatch",
+    "healthy",
+    "clock_skew",
+)
+_ALL: dict[str, Scenario] = {
     name: Scenario(name, desc, cat, fn, cluster) for name, desc, cat, cluster, fn in SCENARIO_FUNCS
+}
+# Named cells of the matrix (analyzer/lab/matrix.py): run by its generic launcher.
+for _name, (_desc, _cell) in _matrix.NAMED.items():
+    _ALL[_name] = Scenario(
+        _name,
+        _desc,
+        _matrix.FAULTS[_cell.fault].category,
+        None,
+        _matrix.STYLES[_cell.style].cluster,
+    )
+SCENARIOS: dict[str, Scenario] = {n: _ALL[n] for n in _ORDER if n in _ALL} | {
+    n: s for n, s in _ALL.items() if n not in _ORDER
 }
 
 
@@ -117,12 +146,18 @@ def run_scenario(
 
     ``python`` is the interpreter for the child tasks (default: this one).
     Returns the truth dict.  Raises ``ValueError`` for an unknown name and
-    :class:`ScenarioError` when the fault did not show up as planned (the logs
-    are left in ``out_dir`` for inspection).
+    :class:`ScenarioError` (or, for the matrix's named cells,
+    :class:`~analyzer.lab.matrix.CellError`) when the fault did not show up as
+    planned (the logs are left in ``out_dir`` for inspection).
     """
     if name not in SCENARIOS:
         raise ValueError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
     scenario = SCENARIOS[name]
+    if name in _matrix.NAMED:
+        truth = _matrix.run_cell(_matrix.NAMED[name][1], Path(out_dir), timeout=timeout)
+        truth["scenario"], truth["description"] = name, scenario.description
+        Path(out_dir, "truth.json").write_text(json.dumps(truth, indent=2) + "\n", "utf-8")
+        return truth
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "truth.json").unlink(missing_ok=True)

@@ -62,85 +62,6 @@ def _must(m, what: str):
     return m
 
 
-# --------------------------------------------------------------------------- 1
-def ps_killed(lab: Lab) -> Outcome:
-    cluster = _cluster({"chief": 1, "ps": 1, "worker": 2})
-    files = {
-        "ps:0": "ps-0.log",
-        "worker:0": "worker-0.log",
-        "worker:1": "worker-1.log",
-        "chief:0": "chief.log",
-    }
-    for node, rel in files.items():
-        lab.start(
-            node,
-            "ps_training.py",
-            rel,
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "400"],
-            log_style="python" if node == "chief:0" else "absl",
-        )
-    _must(lab.wait_for("chief:0", r"step 20 loss", 150), "chief never reached step 20")
-    lab.signal("ps:0", signal.SIGKILL)
-    lab.wait_exit("chief:0", 60)
-    time.sleep(1.0)
-    return Outcome(
-        nodes=list(files),
-        first_failing_node="ps:0",
-        category="node_crash",
-        notes=(
-            "ps:0 was SIGKILLed after the chief logged step 20; its log just stops "
-            "(exit -9, no error line). The chief's ClusterCoordinator logs 'Remote function "
-            "on worker ... failed with UnavailableError' naming /job:ps/replica:0/task:0 "
-            "(Connection reset by peer / Connection refused) and exits 1 with "
-            "tensorflow.python.framework.errors_impl.UnavailableError. Workers log "
-            "'Local rendezvous is aborting with status: UNAVAILABLE' for RecvTensor from "
-            "the ps, then shut down when the launcher reports the job finished (exit 0)."
-        ),
-        # the workers log UNAVAILABLE only when the kill lands mid-RecvTensor: a race, not evidence
-        expect=[
-            ("chief:0", r"UnavailableError"),
-            ("chief:0", r"remote target /job:ps/replica:0/task:0"),
-        ],
-    )
-
-
-# --------------------------------------------------------------------------- 2
-def worker_killed(lab: Lab) -> Outcome:
-    cluster = _cluster({"worker": 3})
-    nodes = [f"worker:{i}" for i in range(3)]
-    for node in nodes:
-        i = node.split(":")[1]
-        lab.start(
-            node,
-            "mwms_training.py",
-            f"tfjob-mnist-worker-{i}.log",
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "200"],
-            log_style="absl",
-        )
-    _must(lab.wait_for("worker:1", r"step 10/", 150), "worker:1 never reached step 10")
-    lab.signal("worker:1", signal.SIGKILL)
-    lab.wait_all(["worker:0", "worker:2"], 60)
-    return Outcome(
-        nodes=nodes,
-        first_failing_node="worker:1",
-        category="node_crash",
-        notes=(
-            "Kubernetes-style pod log names. worker:1 got SIGKILL after step 10; its log "
-            "ends with a step line (exit -9). worker:0 and worker:2 log "
-            "'BaseCollectiveExecutor::StartAbort UNAVAILABLE' / 'Collective ops is aborted by: "
-            "recvmsg:Connection reset by peer' naming /job:worker/replica:0/task:1 and exit 1 "
-            "with UnavailableError from CollectiveReduceV2."
-        ),
-        expect=[
-            ("worker:0", r"Collective ops is aborted by"),
-            ("worker:0", r"remote target /job:worker/replica:0/task:1"),
-            ("worker:2", r"UnavailableError"),
-        ],
-    )
-
-
 # --------------------------------------------------------------------------- 3
 def port_in_use(lab: Lab) -> Outcome:
     cluster = _cluster({"chief": 1, "ps": 1, "worker": 2})
@@ -245,83 +166,6 @@ def wrong_port_in_spec(lab: Lab) -> Outcome:
     )
 
 
-# --------------------------------------------------------------------------- 5
-def missing_worker(lab: Lab) -> Outcome:
-    cluster = _cluster({"worker": 3})
-    nodes = ["worker:0", "worker:1", "worker:2"]
-    lab.mark_fault()  # the moment worker:2 should have started with the others
-    for node in nodes[:2]:
-        lab.start(
-            node,
-            "mwms_training.py",
-            f"worker_{node.split(':')[1]}.txt",
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "30"],
-            log_style="absl",
-        )
-    _must(
-        lab.wait_for("worker:0", r"Waiting for 1/3 tasks to connect", 120),
-        "worker:0 never waited for the missing task",
-    )
-    time.sleep(30)  # the launcher's start-up deadline, then it kills the job
-    return Outcome(
-        nodes=nodes,
-        first_failing_node="worker:2",
-        category="session_blocked",
-        notes=(
-            "worker:2 is in every TF_CONFIG but was never started and left no log. "
-            "worker:0 (coordination leader) logs 'Waiting for 1/3 tasks to connect.' and "
-            "'Example stragglers: /job:worker/replica:0/task:2'; worker:1 logs 'Coordination "
-            "agent has successfully connected.' and then nothing. Both block inside "
-            "MultiWorkerMirroredStrategy start-up until the launcher kills them (SIGKILL, "
-            "exit -9, ~30 s later); neither ever logs a training step."
-        ),
-        expect=[
-            ("worker:0", r"Waiting for 1/3 tasks to connect"),
-            ("worker:0", r"^/job:worker/replica:0/task:2"),
-        ],
-        missing_nodes=["worker:2"],
-    )
-
-
-# --------------------------------------------------------------------------- 6
-def stalled_worker_deadline(lab: Lab) -> Outcome:
-    cluster = _cluster({"worker": 3})
-    nodes = [f"worker:{i}" for i in range(3)]
-    for node in nodes:
-        i = node.split(":")[1]
-        lab.start(
-            node,
-            "mwms_training.py",
-            f"worker-{i}.log",
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "200", "--collective-timeout", "5"],
-            log_style="python",
-        )
-    _must(lab.wait_for("worker:1", r"step 10/", 150), "worker:1 never reached step 10")
-    lab.signal("worker:1", signal.SIGSTOP)
-    lab.wait_all(["worker:0", "worker:2"], 60)
-    return Outcome(
-        nodes=nodes,
-        first_failing_node="worker:1",
-        category="deadline_exceeded",
-        notes=(
-            "All workers run with CommunicationOptions(timeout_seconds=5). worker:1 got "
-            "SIGSTOP after step 10 (a hung host); its log just stops and it is SIGKILLed by "
-            "the launcher at the end. 5 s after the stall worker:0 and worker:2 log "
-            "'BaseCollectiveExecutor::StartAbort DEADLINE_EXCEEDED: Collective has timed out "
-            "during execution.' and fail (DeadlineExceededError; a process may also crash "
-            "while unwinding, see exit codes). worker-0.log is "
-            "rotated into worker-0.log.2.gz (oldest), worker-0.log.1, worker-0.log (newest)."
-        ),
-        expect=[
-            ("worker:0", r"DEADLINE_EXCEEDED: Collective has timed out"),
-            ("worker:2", r"DEADLINE_EXCEEDED: Collective has timed out"),
-        ],
-        rotate=["worker:0"],
-    )
-
-
 # --------------------------------------------------------------------------- 7
 def dtype_mismatch(lab: Lab) -> Outcome:
     cluster = _cluster({"worker": 3})
@@ -354,47 +198,6 @@ def dtype_mismatch(lab: Lab) -> Outcome:
             "UnavailableError naming /job:worker/replica:0/task:1 when worker:1 goes away."
         ),
         expect=[("worker:1", r"does not match type int64")],
-    )
-
-
-# --------------------------------------------------------------------------- 8
-def oom_worker(lab: Lab) -> Outcome:
-    cluster = _cluster({"worker": 3})
-    nodes = [f"worker:{i}" for i in range(3)]
-    hosts = {"worker:0": "node-a", "worker:1": "node-b", "worker:2": "node-c"}
-    for node in nodes:
-        extra = (
-            ["--memory-limit-mb", "1024", "--oom-at-step", "8", "--oom-mb", "4096"]
-            if node == "worker:2"
-            else []
-        )
-        lab.start(
-            node,
-            "mwms_training.py",
-            f"{hosts[node]}/worker.log",
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "40", "--collective-timeout", "20", *extra],
-            log_style="absl",
-        )
-    _must(lab.wait_for("worker:2", r"building embedding table", 150), "worker:2 never got there")
-    lab.mark_fault()
-    lab.wait_all(nodes, 90)
-    return Outcome(
-        nodes=nodes,
-        first_failing_node="worker:2",
-        category="oom",
-        notes=(
-            "worker:2 caps its address space (RLIMIT_AS, like a container memory limit) at "
-            "1 GB above its size after start-up, then at step 8 allocates a 4 GB tensor: "
-            "'bfc_allocator.cc:502] Allocator (mklcpu) ran out of memory trying to allocate "
-            "4.00GiB', an allocator dump, 'OP_REQUIRES failed at random_op.cc:75 : "
-            "RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[1073741824] and type "
-            "float on /job:worker/replica:0/task:2/device:CPU:0 by allocator mklcpu', and "
-            "worker:2 exits 1 with ResourceExhaustedError. worker:0 and worker:1 fail in the "
-            "next all-reduce with 'UNAVAILABLE: Socket closed' naming task 2."
-        ),
-        expect=[("worker:2", r"ResourceExhausted|OOM when allocating|out of memory")],
-        extra={"memory_limit": "RLIMIT_AS = VmSize after start-up + 1024 MB (worker:2 only)"},
     )
 
 
@@ -509,44 +312,6 @@ def concurrent_hdf5(lab: Lab) -> Outcome:
     )
 
 
-# -------------------------------------------------------------------------- 11
-def preempted_worker(lab: Lab) -> Outcome:
-    cluster = _cluster({"worker": 3})
-    nodes = [f"worker:{i}" for i in range(3)]
-    ckpt = lab.scratch / "ckpt"
-    for node in nodes:
-        i = node.split(":")[1]
-        lab.start(
-            node,
-            "mwms_training.py",
-            f"tfjob-resnet-worker-{i}.log",
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "300", "--preemption-checkpoint-dir", str(ckpt)],
-            log_style="absl",
-        )
-    _must(lab.wait_for("worker:1", r"step 10/", 150), "worker:1 never reached step 10")
-    lab.signal("worker:1", signal.SIGTERM)
-    lab.wait_all(nodes, 90)
-    return Outcome(
-        nodes=nodes,
-        first_failing_node="worker:1",
-        category="preemption",
-        notes=(
-            "Training runs under tf.distribute.experimental.PreemptionCheckpointHandler. "
-            "worker:1 receives SIGTERM after step 10 as a scheduler would send it; its "
-            "handler logs 'INFO:tensorflow:Member 1 has received termination notice.' and "
-            "'Termination caught in main thread on preempted worker'; the others log "
-            "'PreemptionCheckpointHandler: RECEIVED_SIGNAL_RUN_TO_CHECKPOINT_<n> set, "
-            "preemption awareness acknowledged'. Every worker saves a checkpoint "
-            "('PreemptionCheckpointHandler: checkpoint saved. Exiting.') and exits through "
-            "the handler's default exit_fn, sys.exit(42). "
-            "tfjob-resnet-worker-0.log is rotated into .log.2.gz, .log.1 and .log."
-        ),
-        expect=[("worker:1", r"has received termination notice")],
-        rotate=["worker:0"],
-    )
-
-
 # -------------------------------------------------------------------------- 12
 def version_mismatch(lab: Lab) -> Outcome:
     alt = alt_python()
@@ -601,47 +366,15 @@ def version_mismatch(lab: Lab) -> Outcome:
 
 
 def alt_python() -> str | None:
-    cand = [os.environ.get("TFDIAG_LAB_ALT_PYTHON"), "/tmp/tf219/bin/python"]
+    cand = [
+        os.environ.get("TFDIAG_LAB_ALT_PYTHON"),
+        "/tmp/tf219/bin/python",
+        "/tmp/tf-old/bin/python",
+    ]
     for c in cand:
         if c and Path(c).exists():
             return c
     return None
-
-
-# -------------------------------------------------------------------------- 13
-def healthy(lab: Lab) -> Outcome:
-    cluster = _cluster({"chief": 1, "ps": 1, "worker": 2})
-    files = {
-        "ps:0": "ps-0.log",
-        "worker:0": "worker-0.log",
-        "worker:1": "worker-1.log",
-        "chief:0": "chief.log",
-    }
-    for node, rel in files.items():
-        lab.start(
-            node,
-            "ps_training.py",
-            rel,
-            tf_config=_tfc(cluster, node),
-            args=["--steps", "60"],
-            log_style="python" if node == "chief:0" else "absl",
-        )
-    code = lab.wait_exit("chief:0", 150)
-    _must(code == 0, f"chief exited {code}")
-    return Outcome(
-        nodes=list(files),
-        first_failing_node=None,
-        category="none",
-        notes=(
-            "A clean ParameterServerStrategy run: the chief logs 'step N loss ...' every 2 "
-            "steps and 'training finished after 60 steps', exits 0; ps and workers log "
-            "'Started server with target: grpc://...' and shut down when the launcher reports "
-            "the job finished (exit 0). chief.log is rotated into chief.log.2.gz, chief.log.1, "
-            "chief.log."
-        ),
-        expect=[("chief:0", r"training finished after 60 steps")],
-        rotate=["chief:0"],
-    )
 
 
 # -------------------------------------------------------------------------- 14
@@ -686,21 +419,6 @@ def clock_skew(lab: Lab) -> Outcome:
 
 SCENARIO_FUNCS: list[tuple[str, str, str, str, Callable[[Lab], Outcome]]] = [
     (
-        "ps_killed",
-        "ParameterServerStrategy with a ClusterCoordinator; the parameter server is "
-        "SIGKILLed mid-training.",
-        "node_crash",
-        "chief + 1 ps + 2 workers (ParameterServerStrategy)",
-        ps_killed,
-    ),
-    (
-        "worker_killed",
-        "MultiWorkerMirroredStrategy with 3 workers; worker 1 is SIGKILLed mid-training.",
-        "node_crash",
-        "3 workers (MultiWorkerMirroredStrategy)",
-        worker_killed,
-    ),
-    (
         "port_in_use",
         "The parameter server's port is already bound by another process, so its gRPC "
         "server cannot start.",
@@ -716,33 +434,11 @@ SCENARIO_FUNCS: list[tuple[str, str, str, str, Callable[[Lab], Outcome]]] = [
         wrong_port_in_spec,
     ),
     (
-        "missing_worker",
-        "A worker named in the cluster spec is never started, so the others block at start-up.",
-        "session_blocked",
-        "3 workers (MultiWorkerMirroredStrategy), worker 2 never started",
-        missing_worker,
-    ),
-    (
-        "stalled_worker_deadline",
-        "A worker is frozen with SIGSTOP while its peers use a 5 s collective timeout.",
-        "deadline_exceeded",
-        "3 workers (MultiWorkerMirroredStrategy)",
-        stalled_worker_deadline,
-    ),
-    (
         "dtype_mismatch",
         "One worker feeds int64 features to a float32 model.",
         "dtype_mismatch",
         "3 workers (MultiWorkerMirroredStrategy)",
         dtype_mismatch,
-    ),
-    (
-        "oom_worker",
-        "One worker runs out of memory under an address-space limit when it allocates a "
-        "large tensor.",
-        "oom",
-        "3 workers (MultiWorkerMirroredStrategy)",
-        oom_worker,
     ),
     (
         "late_worker_tf1",
@@ -760,26 +456,11 @@ SCENARIO_FUNCS: list[tuple[str, str, str, str, Callable[[Lab], Outcome]]] = [
         concurrent_hdf5,
     ),
     (
-        "preempted_worker",
-        "A worker receives SIGTERM as a scheduler's preemption notice while training under "
-        "PreemptionCheckpointHandler.",
-        "preemption",
-        "3 workers (MultiWorkerMirroredStrategy)",
-        preempted_worker,
-    ),
-    (
         "version_mismatch",
         "One worker runs another TensorFlow release than the rest of the cluster.",
         "version_mismatch",
         "chief + 1 ps + 2 workers (ParameterServerStrategy), worker 1 on another TF",
         version_mismatch,
-    ),
-    (
-        "healthy",
-        "A clean ParameterServerStrategy run with no fault.",
-        "none",
-        "chief + 1 ps + 2 workers (ParameterServerStrategy)",
-        healthy,
     ),
     (
         "clock_skew",

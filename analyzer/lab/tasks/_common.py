@@ -80,3 +80,46 @@ def watch_stop_file(log: logging.Logger, what: str = "server") -> None:
         os._exit(0)
 
     threading.Thread(target=_watch, daemon=True, name="stop-watch").start()
+
+
+def add_fault_args(p) -> None:
+    """Options every training script understands (the lab's matrix passes them)."""
+    p.add_argument("--memory-limit-mb", type=int, default=0)
+    p.add_argument("--oom-at-step", type=int, default=0)
+    p.add_argument("--oom-mb", type=int, default=4096)
+    p.add_argument("--block-at-step", type=int, default=0)
+    p.add_argument("--slow-sleep", type=float, default=0.0)
+    p.add_argument("--ckpt-dir", default="")
+    p.add_argument("--ckpt-rounds", type=int, default=0)
+
+
+def limit_memory(log: logging.Logger, extra_mb: int) -> None:
+    """Cap the address space like a container memory limit would."""
+    import resource
+
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
+    limit = vm * 1024 + extra_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    log.info(
+        "memory limit: address space capped at %d MB (%d MB above current)",
+        limit // (1024 * 1024),
+        extra_mb,
+    )
+
+
+def big_allocation(tf, log: logging.Logger, step: int, mb: int) -> None:
+    """Allocate an ``mb`` MB tensor (an embedding table that does not fit)."""
+    log.info("step %d: building embedding table of %d MB", step, mb)
+    table = tf.random.uniform([mb * 1024 * 1024 // 4], dtype=tf.float32)
+    log.info("embedding table checksum %s", float(tf.reduce_sum(table[:10])))
+
+
+def blocking_read(step: int) -> None:
+    """A read from storage that never returns (an NFS mount gone away)."""
+    threading.Event().wait()
+
+
+def slow_read(seconds: float) -> None:
+    """A slow storage read on this host only."""
+    time.sleep(seconds)

@@ -22,11 +22,10 @@ def main() -> None:
     p.add_argument("--step-sleep", type=float, default=0.1)
     p.add_argument("--feed-dtype", default="float32")
     p.add_argument("--collective-timeout", type=float, default=0.0)
-    p.add_argument("--oom-at-step", type=int, default=0)
-    p.add_argument("--oom-mb", type=int, default=8192)
     p.add_argument("--save-h5", default="")
-    p.add_argument("--memory-limit-mb", type=int, default=0)
+    p.add_argument("--feature-dim", type=int, default=32)
     p.add_argument("--preemption-checkpoint-dir", default="")
+    _common.add_fault_args(p)
     args = p.parse_args()
 
     log = _common.banner("mwms_training.py")
@@ -49,14 +48,20 @@ def main() -> None:
         b = tf.Variable(tf.zeros([1]), name="dense/bias")
 
     feed_dtype = tf.as_dtype(args.feed_dtype)
-    x = tf.random.stateless_normal([512, 32], seed=[index, 3])
+    if args.feature_dim != 32:
+        log.info("input pipeline: %d features per example", args.feature_dim)
+    x = tf.random.stateless_normal([512, args.feature_dim], seed=[index, 3])
     y = tf.reduce_sum(x, axis=1, keepdims=True)
     ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(32)
+    ds = _storage_reads(tf, ds, args)
     if feed_dtype != tf.float32:
         log.info("input pipeline: features decoded as %s", feed_dtype.name)
         ds = ds.map(lambda a, c: (tf.cast(a * 100, feed_dtype), c))
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    if args.slow_sleep or args.block_at_step:  # no read-ahead past the storage hook
+        options.autotune.enabled = False
+        options.experimental_optimization.inject_prefetch = False
     ds = ds.with_options(options)
     it = iter(strategy.experimental_distribute_dataset(ds))
 
@@ -85,35 +90,59 @@ def main() -> None:
         )
         run = lambda iterator: handler.run(train_step, iterator)  # noqa: E731
     if args.memory_limit_mb:
-        _limit_memory(log, args.memory_limit_mb)
+        _common.limit_memory(log, args.memory_limit_mb)
 
     for step in range(1, args.steps + 1):
         if args.oom_at_step and step == args.oom_at_step:
-            log.info("step %d: building embedding table of %d MB", step, args.oom_mb)
-            n = args.oom_mb * 1024 * 1024 // 4
-            table = tf.random.uniform([n], dtype=tf.float32)
-            log.info("embedding table checksum %s", float(tf.reduce_sum(table[:10])))
+            _common.big_allocation(tf, log, step, args.oom_mb)
+        t0 = time.monotonic()
         loss = run(it)
-        log.info("step %d/%d loss %.4f", step, args.steps, float(loss))
+        log.info(
+            "step %d/%d loss %.4f (%.3f s)", step, args.steps, float(loss), time.monotonic() - t0
+        )
         time.sleep(args.step_sleep)
     log.info("training finished after %d steps", args.steps)
+    if args.ckpt_dir and args.ckpt_rounds:
+        _checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
     if args.save_h5:
         _save_h5(tf, log, args.save_h5, w, b, index)
 
 
-def _limit_memory(log, extra_mb: int) -> None:
-    """Cap the address space like a container memory limit would."""
-    import resource
+def _storage_reads(tf, ds, args):
+    """Batches come through a python read hook: slow (--slow-sleep) or stuck (--block-at-step)."""
+    if not (args.slow_sleep or args.block_at_step):
+        return ds
 
-    with open("/proc/self/status") as f:
-        vm = next(int(line.split()[1]) for line in f if line.startswith("VmSize:"))
-    limit = vm * 1024 + extra_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    log.info(
-        "memory limit: address space capped at %d MB (%d MB above current)",
-        limit // (1024 * 1024),
-        extra_mb,
-    )
+    reads = []
+
+    def read(i):
+        reads.append(1)
+        if args.block_at_step and len(reads) >= args.block_at_step:
+            _common.blocking_read(len(reads))
+        if args.slow_sleep:
+            _common.slow_read(args.slow_sleep)
+        return i
+
+    def hook(i, batch):
+        dep = tf.py_function(read, [i], tf.int64)
+        with tf.control_dependencies([dep]):
+            return tf.nest.map_structure(tf.identity, batch)
+
+    return ds.enumerate().map(hook)
+
+
+def _checkpoints(tf, log, args, w, b, index, job, evaluate) -> None:
+    """Save ``--ckpt-rounds`` checkpoints, each followed by a synchronised evaluation step."""
+    checkpoint = tf.train.Checkpoint(w=w, b=b)
+    chief = index == 0 and job in ("worker", "chief")
+    base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
+    for r in range(1, args.ckpt_rounds + 1):
+        log.info("saving checkpoint %s/ckpt-%d", base, r)
+        path = checkpoint.save(os.path.join(base, "ckpt"))
+        loss = evaluate()
+        log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
+        time.sleep(args.step_sleep)
+    log.info("all checkpoints written")
 
 
 def _save_h5(tf, log, path, w, b, index) -> None:
@@ -127,6 +156,13 @@ def _save_h5(tf, log, path, w, b, index) -> None:
             time.sleep(0.05)
         f.attrs["writer"] = index
     log.info("weights saved to %s", path)
+    time.sleep(0.2)
+    with h5py.File(path, "r") as f:  # read back, as a restore would
+        kernels = [f[f"dense/kernel_{i}"][()] for i in range(20)]
+        writer = int(f.attrs["writer"])
+    log.info("weights read back from %s: %d kernels, writer %d", path, len(kernels), writer)
+    if writer != index:
+        raise ValueError(f"{path} holds the weights of writer {writer}, not of task {index}")
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ def coordinate(tf, log, args) -> None:
             )
             y = tf.reduce_sum(x, axis=1, keepdims=True)
             return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        x = tf.random.stateless_normal([256, 32], seed=[1, 2])
+        x = tf.random.stateless_normal([256, args.feature_dim], seed=[1, 2])
         y = tf.reduce_sum(x, axis=1, keepdims=True)
         ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
         if feed_dtype != tf.float32:
@@ -88,14 +88,42 @@ def coordinate(tf, log, args) -> None:
 
         return strategy.run(step_fn, args=(next(iterator),))
 
+    if args.memory_limit_mb:
+        _common.limit_memory(log, args.memory_limit_mb)
+    t0 = time.monotonic()
     for step in range(1, args.steps + 1):
+        if args.oom_at_step and step == args.oom_at_step:
+            _common.big_allocation(tf, log, step, args.oom_mb)
         result = coordinator.schedule(train_step, args=(it,))
         if step % args.report_every == 0:
             coordinator.join()
-            log.info("step %d loss %.4f", step, float(result.fetch()))
+            log.info(
+                "step %d loss %.4f (%.3f s)", step, float(result.fetch()), time.monotonic() - t0
+            )
+            t0 = time.monotonic()
         time.sleep(args.step_sleep)
     coordinator.join()
     log.info("training finished after %d steps", args.steps)
+    if args.ckpt_dir and args.ckpt_rounds:
+        checkpoint = tf.train.Checkpoint(w=w, b=b)
+
+        @tf.function
+        def eval_step(iterator):
+            def step_fn(batch):
+                x, y = batch
+                return tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+
+            return strategy.run(step_fn, args=(next(iterator),))
+
+        for r in range(1, args.ckpt_rounds + 1):
+            log.info("saving checkpoint %s/ckpt-%d", args.ckpt_dir, r)
+            path = checkpoint.save(os.path.join(args.ckpt_dir, "ckpt"))
+            results = [coordinator.schedule(eval_step, args=(it,)) for _ in range(4)]
+            coordinator.join()
+            loss = sum(float(x.fetch()) for x in results) / len(results)
+            log.info("checkpoint %s written; evaluation loss %.4f", path, loss)
+            time.sleep(args.step_sleep)
+        log.info("all checkpoints written")
 
 
 def main() -> None:
@@ -105,11 +133,15 @@ def main() -> None:
     p.add_argument("--report-every", type=int, default=2)
     p.add_argument("--feed-dtype", default="float32")
     p.add_argument("--image-format", default="raw", choices=["raw", "webp"])
+    p.add_argument("--feature-dim", type=int, default=32)
+    _common.add_fault_args(p)
     args = p.parse_args()
     log = _common.banner("ps_training.py")
     tf, log = _common.import_tf(log)
     job, index = _common.task_identity()
     if job in ("ps", "worker"):
+        if args.memory_limit_mb:
+            _common.limit_memory(log, args.memory_limit_mb)
         serve(tf, log, job, index)
     else:
         coordinate(tf, log, args)

@@ -1,0 +1,1327 @@
+"""The lab as a matrix: cluster styles x faults x target roles x phases x file namings.
+
+Everything here is data (``STYLES``, ``FAULTS``, ``PHASES``, ``NAMINGS``) plus one
+generic launcher, :func:`run_cell`, that turns a :class:`Cell` into a real run:
+start the cluster the style describes, wait for the phase's log line, inject the
+fault the way the fault table says (a signal, an argument to the task script, an
+edited TF_CONFIG, a task withheld or started late, a squatter process, a second
+interpreter), wait for the end (or end the job like a scheduler's time limit when
+it stops making progress), collect the logs under the naming's file names, check
+the fault's evidence and write ``truth.json``.
+
+The truth comes only from what was injected and what the processes did (exit
+codes, the evidence regexes, whether the launcher had to end the job), never from
+tfdiag's diagnosis.  No TensorFlow import here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._runner import Lab, free_ports, rotate, task_name, utc_now
+
+ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
+OLD_RELEASE_CANDIDATES = ("/tmp/tf-old/bin/python", "/tmp/tf219/bin/python")
+
+
+# ----------------------------------------------------------------------------- tables
+@dataclass(frozen=True)
+class Style:
+    name: str
+    script: str
+    jobs: tuple[tuple[str, int], ...]
+    cluster: str
+    roles: dict[str, str]  # target role -> node ("chief" = chief / coordination leader)
+    train_nodes: tuple[str, ...]  # the job is over when these exit; the rest are servers
+    progress_node: str
+    step_re: str  # group 1 = step number; printed by train nodes
+    steps: int
+    args: tuple[str, ...]
+    ckpt_args: tuple[str, ...]  # {scratch} is replaced
+    ckpt_node: str
+    ckpt_re: str
+    timeout_args: tuple[str, ...] = ()  # collective / operation timeouts (stall -> deadline)
+    preempt_args: tuple[str, ...] = ()
+    python_log: tuple[str, ...] = ()  # nodes that log through python logging (others absl)
+    pod_prefix: str = "train"
+
+    @property
+    def nodes(self) -> list[str]:
+        return [f"{job}:{i}" for job, n in self.jobs for i in range(n)]
+
+
+STYLES: dict[str, Style] = {
+    s.name: s
+    for s in [
+        Style(
+            name="tf1",
+            script="tf1_training.py",
+            jobs=(("ps", 1), ("worker", 2)),
+            cluster="1 ps + 2 workers (tf.compat.v1.train.Server + MonitoredTrainingSession)",
+            roles={"chief": "worker:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("worker:0", "worker:1"),
+            progress_node="worker:0",
+            step_re=r"global_step (\d+) loss",
+            steps=90,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--save-checkpoint-steps", "60"),
+            ckpt_node="worker:0",
+            ckpt_re=r"Saving checkpoints for [1-9]\d* into",
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("worker:1",),
+            pod_prefix="wide-deep",
+        ),
+        Style(
+            name="pss",
+            script="ps_training.py",
+            jobs=(("chief", 1), ("ps", 1), ("worker", 2)),
+            cluster="chief + 1 ps + 2 workers (ParameterServerStrategy + ClusterCoordinator)",
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0",),
+            progress_node="chief:0",
+            step_re=r"step (\d+) loss",
+            steps=60,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            python_log=("chief:0",),
+            pod_prefix="ctr-model",
+        ),
+        Style(
+            name="mwms_ctl",
+            script="mwms_training.py",
+            jobs=(("worker", 3),),
+            cluster="3 workers (MultiWorkerMirroredStrategy, custom training loop)",
+            roles={"chief": "worker:0", "worker": "worker:1"},
+            train_nodes=("worker:0", "worker:1", "worker:2"),
+            progress_node="worker:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="worker:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="resnet",
+        ),
+        Style(
+            name="mwms_keras",
+            script="mwms_keras.py",
+            jobs=(("chief", 1), ("worker", 2)),
+            cluster="chief + 2 workers (MultiWorkerMirroredStrategy, tf.keras Model.fit)",
+            roles={"chief": "chief:0", "worker": "worker:1"},
+            train_nodes=("chief:0", "worker:0", "worker:1"),
+            progress_node="chief:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1", "--epochs", "3"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1\.h5$",
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("chief:0", "worker:0", "worker:1"),
+            pod_prefix="mnist",
+        ),
+    ]
+}
+
+# What the launcher waits for before it injects a phase's fault.
+PHASES: dict[str, str] = {
+    "startup": "before training: right after the target's gRPC server started "
+    "('Started server with target'), or at launch for configuration faults",
+    "training": "mid-training: once the progress node logged a third of its steps",
+    "checkpoint": "at checkpoint/shutdown time: once the checkpointing node logged its "
+    "first checkpoint line after training",
+    "full": "no fault: the whole run",
+}
+
+FAMILIES = (
+    "healthy",
+    "crash",
+    "preemption",
+    "stall/hang",
+    "straggler",
+    "oom",
+    "network/port",
+    "cluster_spec",
+    "startup/late/missing",
+    "data",
+    "version",
+    "concurrent_write",
+)
+
+ANY_ERROR = (
+    r"Error|UNAVAILABLE|DEADLINE_EXCEEDED|Socket closed|Connection reset|"
+    r"failed to connect|CreateSession still waiting|Waiting for \d+/\d+ tasks"
+)
+BIND_ERROR = r"Failed to add port|Could not start gRPC server|Address already in use"
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    family: str
+    category: str  # taxonomy id ("decide" = settled by what really happened)
+    kind: str  # none|signal|args|tfconfig|missing|late|squatter|dup_port|alt|hdf5
+    description: str
+    plan: tuple[tuple[str, str, str], ...]  # (style, role, phase) cells
+    sig: int = 0
+    args: tuple[str, ...] = ()
+    all_args: str = ""  # "timeout" -> the style's timeout_args on every node
+    evidence: tuple[tuple[str, str], ...] = ()  # (node spec, regex); target/peers/any
+    exit_code: int | None = None  # the target's expected exit code
+    ended_by_launcher: bool = False  # the run must stall until the launcher ends it
+    must_fail: bool = False  # some node must fail (exit != 0) or stall
+    env: tuple[tuple[str, str], ...] = ()
+    variants: int = 1
+
+
+def _all(role: str, phase: str, styles=tuple(STYLES)) -> tuple[tuple[str, str, str], ...]:
+    return tuple((s, role, phase) for s in styles)
+
+
+FAULTS: dict[str, Fault] = {
+    f.name: f
+    for f in [
+        Fault(
+            "healthy",
+            "healthy",
+            "none",
+            "none",
+            "No fault: the job trains to its last step and every task ends cleanly.",
+            _all("none", "full"),
+            variants=2,
+        ),
+        Fault(
+            "healthy_old",
+            "healthy",
+            "none",
+            "old",
+            "No fault, every task on the older TensorFlow release.",
+            _all("none", "full"),
+        ),
+        Fault(
+            "kill",
+            "crash",
+            "node_crash",
+            "signal",
+            "The target task is SIGKILLed (an OOM killer, a node going away).",
+            (
+                ("tf1", "ps", "training"),
+                ("tf1", "worker", "training"),
+                ("tf1", "chief", "training"),
+                ("pss", "ps", "training"),
+                ("pss", "worker", "training"),
+                ("pss", "chief", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_ctl", "chief", "training"),
+                ("mwms_keras", "worker", "training"),
+                ("mwms_keras", "chief", "training"),
+                *_all("worker", "startup"),
+                ("tf1", "ps", "checkpoint"),
+                ("pss", "ps", "checkpoint"),
+                ("mwms_ctl", "worker", "checkpoint"),
+                ("mwms_keras", "worker", "checkpoint"),
+            ),
+            sig=signal.SIGKILL,
+            exit_code=-9,
+        ),
+        Fault(
+            "kill_old",
+            "crash",
+            "node_crash",
+            "signal+old",
+            "Every task on the older TensorFlow release; the target is SIGKILLed.",
+            _all("worker", "training"),
+            sig=signal.SIGKILL,
+            exit_code=-9,
+        ),
+        Fault(
+            "preempt",
+            "preemption",
+            "preemption",
+            "signal",
+            "The target receives SIGTERM as a scheduler's preemption notice.",
+            _all("worker", "training") + _all("worker", "checkpoint"),
+            sig=signal.SIGTERM,
+            evidence=(),
+        ),
+        Fault(
+            "stall_deadline",
+            "stall/hang",
+            "deadline_exceeded",
+            "signal",
+            "The target is frozen with SIGSTOP while every task runs with a collective / "
+            "operation timeout of 5 s.",
+            (
+                ("tf1", "ps", "training"),
+                ("tf1", "ps", "checkpoint"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_ctl", "chief", "training"),
+                ("mwms_keras", "worker", "training"),
+                ("mwms_keras", "chief", "checkpoint"),
+            ),
+            sig=signal.SIGSTOP,
+            all_args="timeout",
+            evidence=(("peers", r"DEADLINE_EXCEEDED|DeadlineExceeded|[Tt]imed out"),),
+        ),
+        Fault(
+            "stall_notimeout",
+            "stall/hang",
+            "decide",
+            "signal",
+            "The target is frozen with SIGSTOP and no collective/RPC timeout is set; the "
+            "launcher ends the job once it stops making progress (hang), unless the "
+            "coordination service's heartbeat check gives up on the frozen task first "
+            "(coordination_failure).",
+            (
+                ("tf1", "ps", "training"),
+                ("pss", "ps", "training"),
+                ("pss", "worker", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "worker", "training"),
+                ("mwms_ctl", "worker", "checkpoint"),
+            ),
+            sig=signal.SIGSTOP,
+        ),
+        Fault(
+            "block",
+            "stall/hang",
+            "hang",
+            "args",
+            "The target blocks forever inside a training step (an input read that never "
+            "returns); peers wait; the launcher ends the job.",
+            (
+                ("tf1", "worker", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "worker", "training"),
+            ),
+            args=("--block-at-step", "{third}"),
+            ended_by_launcher=True,
+        ),
+        Fault(
+            "straggler",
+            "straggler",
+            "straggler",
+            "args",
+            "The target's input reads take 0.5 s per step (about 5x its peers' step time); "
+            "the job still finishes at its pace.",
+            (("mwms_ctl", "worker", "training"), ("mwms_keras", "worker", "training")),
+            args=("--slow-sleep", "0.5"),
+        ),
+        Fault(
+            "throttle",
+            "straggler",
+            "straggler",
+            "throttle",
+            "The launcher throttles the target's CPU (SIGSTOP 0.5 s / SIGCONT 0.1 s, like a "
+            "cgroup CPU quota); the job still finishes.",
+            (
+                ("pss", "worker", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "chief", "training"),
+            ),
+        ),
+        Fault(
+            "oom",
+            "oom",
+            "oom",
+            "args",
+            "The target runs under an address-space limit (a container memory limit) and "
+            "allocates a 4 GB tensor mid-training.",
+            (
+                ("tf1", "worker", "training"),
+                ("pss", "chief", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "worker", "training"),
+            ),
+            args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
+            evidence=(
+                ("target", r"ResourceExhausted|OOM when allocating|out of memory|MemoryError"),
+            ),
+        ),
+        Fault(
+            "port_bound",
+            "network/port",
+            "address_in_use",
+            "squatter",
+            "Another process already listens on the target's port.",
+            (
+                ("tf1", "ps", "startup"),
+                ("pss", "ps", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            evidence=(("target", BIND_ERROR),),
+        ),
+        Fault(
+            "dup_port",
+            "network/port",
+            "decide",
+            "dup_port",
+            "The cluster spec gives the target the same host:port as another task; the "
+            "target starts 3 s after the others.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "worker", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            must_fail=True,
+        ),
+        Fault(
+            "wrong_address",
+            "cluster_spec",
+            "cluster_spec_mismatch",
+            "tfconfig",
+            "The target's TF_CONFIG gives a wrong port for one peer.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "chief", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            must_fail=True,
+        ),
+        Fault(
+            "wrong_count",
+            "cluster_spec",
+            "cluster_spec_mismatch",
+            "tfconfig",
+            "The target's TF_CONFIG lists one worker more than the cluster has.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "chief", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            must_fail=True,
+        ),
+        Fault(
+            "wrong_index",
+            "cluster_spec",
+            "cluster_spec_mismatch",
+            "tfconfig",
+            "The target's TF_CONFIG names another task's index (two tasks claim one identity).",
+            (
+                ("tf1", "worker", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            must_fail=True,
+        ),
+        Fault(
+            "missing",
+            "startup/late/missing",
+            "session_blocked",
+            "missing",
+            "A task named in the cluster spec is never started; the launcher ends the job.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "ps", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+            ended_by_launcher=True,
+        ),
+        Fault(
+            "late",
+            "startup/late/missing",
+            "decide",
+            "late",
+            "The target starts 15 s after the others.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "worker", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+        ),
+        Fault(
+            "dtype",
+            "data",
+            "dtype_mismatch",
+            "args",
+            "The target's input pipeline yields int64 features for a float32 model.",
+            (
+                ("tf1", "worker", "training"),
+                ("pss", "chief", "training"),
+                ("mwms_ctl", "worker", "training"),
+            ),
+            args=("--feed-dtype", "int64"),
+            evidence=(("any", r"does not match|DataType|dtype|expected .* tensor"),),
+            must_fail=True,
+        ),
+        Fault(
+            "shape",
+            "data",
+            "shape_mismatch",
+            "args",
+            "The target's data / model has 17 (or 20) features where its peers have 16 (32).",
+            (
+                ("tf1", "worker", "training"),
+                ("pss", "chief", "training"),
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "worker", "training"),
+            ),
+            args=("--feature-dim", "{dim}"),
+            evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
+            must_fail=True,
+        ),
+        Fault(
+            "version",
+            "version",
+            "decide",
+            "alt",
+            "The target runs the older TensorFlow release, the rest 2.21.",
+            (
+                ("tf1", "worker", "startup"),
+                ("pss", "worker", "startup"),
+                ("mwms_ctl", "worker", "startup"),
+                ("mwms_keras", "worker", "startup"),
+            ),
+        ),
+        Fault(
+            "hdf5_lock",
+            "concurrent_write",
+            "concurrent_write",
+            "hdf5",
+            "Every task saves its weights into one HDF5 file in a shared folder (file locking on).",
+            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+        ),
+        Fault(
+            "hdf5_nolock",
+            "concurrent_write",
+            "concurrent_write",
+            "hdf5",
+            "Every task saves its weights into one HDF5 file in a shared folder with "
+            "HDF5_USE_FILE_LOCKING=FALSE.",
+            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+            env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
+        ),
+    ]
+}
+
+NAMINGS = ("plain", "pod", "host", "stderr", "slurm", "rotated", "gz")
+
+
+def file_name(naming: str, style: Style, node: str, seed: int) -> str:
+    """The file a deployment of this naming would leave for ``node``."""
+    job, index = node.split(":")
+    order = style.nodes.index(node)
+    if naming == "pod":
+        h = hashlib.sha1(f"{seed}{node}".encode()).hexdigest()[:4]
+        return f"{style.pod_prefix}-{job}-{index}-{h}.log"
+    if naming == "host":
+        return f"host-{'abcdefgh'[order]}/{job}.out"
+    if naming == "stderr":
+        return f"{job}{index}.stderr"
+    if naming == "slurm":
+        return f"slurm-{4200 + seed}.{order}.out"
+    base = "chief" if job == "chief" else f"{job}-{index}"
+    return f"{base}.log"
+
+
+# ----------------------------------------------------------------------------- cells
+@dataclass(frozen=True)
+class Cell:
+    style: str
+    fault: str
+    role: str
+    phase: str
+    naming: str
+    seed: int
+    # named scenarios only: exact file names, nodes to rotate, extra evidence
+    files: tuple[tuple[str, str], ...] = ()
+    rotate: tuple[str, ...] = ()
+    expect: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def folder(self) -> str:
+        return f"{self.style}/{self.fault}-{self.role}-{self.phase}-{self.naming}"
+
+
+# Order of recording: the baselines and hang/straggler cells first, then crashes,
+# preemptions and stalls, then the rest.
+PRIORITY = (
+    ("healthy", "block", "stall_notimeout", "straggler", "throttle"),
+    ("kill", "preempt", "stall_deadline"),
+)
+
+
+def _priority(fault: str) -> int:
+    for i, group in enumerate(PRIORITY):
+        if fault in group:
+            return i
+    return len(PRIORITY)
+
+
+def cells() -> list[Cell]:
+    """Every cell of the matrix, in recording order; namings rotate through NAMINGS."""
+    out: list[Cell] = []
+    k = 0
+    for fault in sorted(FAULTS.values(), key=lambda f: _priority(f.name)):
+        for style, role, phase in fault.plan:
+            for _ in range(fault.variants):
+                naming = NAMINGS[k % len(NAMINGS)]
+                out.append(Cell(style, fault.name, role, phase, naming, k))
+                k += 1
+    seen: set[str] = set()
+    unique = []
+    for c in out:
+        if c.folder not in seen:
+            seen.add(c.folder)
+            unique.append(c)
+    return unique
+
+
+def _files(pattern: str, nodes: list[str]) -> tuple[tuple[str, str], ...]:
+    return tuple((n, pattern.format(i=n.split(":")[1])) for n in nodes)
+
+
+_W3 = ["worker:0", "worker:1", "worker:2"]
+_PSS_FILES = (
+    ("chief:0", "chief.log"),
+    ("ps:0", "ps-0.log"),
+    ("worker:0", "worker-0.log"),
+    ("worker:1", "worker-1.log"),
+)
+
+# The lab's named scenarios that are cells of the matrix: name -> (description, cell).
+NAMED: dict[str, tuple[str, Cell]] = {
+    "ps_killed": (
+        "ParameterServerStrategy with a ClusterCoordinator; the parameter server is "
+        "SIGKILLed mid-training.",
+        Cell(
+            "pss",
+            "kill",
+            "ps",
+            "training",
+            "plain",
+            0,
+            files=_PSS_FILES,
+            # the workers log UNAVAILABLE only when the kill lands mid-RecvTensor: a race
+            expect=(
+                ("chief:0", r"UnavailableError"),
+                ("chief:0", r"remote target /job:ps/replica:0/task:0"),
+            ),
+        ),
+    ),
+    "worker_killed": (
+        "MultiWorkerMirroredStrategy with 3 workers; worker 1 is SIGKILLed mid-training.",
+        Cell(
+            "mwms_ctl",
+            "kill",
+            "worker",
+            "training",
+            "pod",
+            0,
+            files=_files("tfjob-mnist-worker-{i}.log", _W3),
+            expect=(("worker:0|worker:2", r"UnavailableError"),),
+        ),
+    ),
+    "missing_worker": (
+        "A worker named in the cluster spec is never started, so the others block at start-up.",
+        Cell(
+            "mwms_ctl",
+            "missing",
+            "worker",
+            "startup",
+            "plain",
+            0,
+            files=_files("worker_{i}.txt", _W3),
+            expect=(("worker:0", r"Waiting for 1/3 tasks to connect"),),
+        ),
+    ),
+    "stalled_worker_deadline": (
+        "A worker is frozen with SIGSTOP while its peers use a 5 s collective timeout.",
+        Cell(
+            "mwms_ctl",
+            "stall_deadline",
+            "worker",
+            "training",
+            "plain",
+            0,
+            rotate=("worker:0",),
+        ),
+    ),
+    "oom_worker": (
+        "One worker runs out of memory under an address-space limit when it allocates a "
+        "large tensor.",
+        Cell(
+            "mwms_ctl",
+            "oom",
+            "worker",
+            "training",
+            "host",
+            0,
+            files=_files("node-{i}/worker.log", _W3),
+        ),
+    ),
+    "preempted_worker": (
+        "A worker receives SIGTERM as a scheduler's preemption notice while training under "
+        "PreemptionCheckpointHandler.",
+        Cell(
+            "mwms_ctl",
+            "preempt",
+            "worker",
+            "training",
+            "pod",
+            0,
+            files=_files("tfjob-resnet-worker-{i}.log", _W3),
+            rotate=("worker:0",),
+        ),
+    ),
+    "healthy": (
+        "A clean ParameterServerStrategy run with no fault.",
+        Cell("pss", "healthy", "none", "full", "plain", 0, files=_PSS_FILES, rotate=("chief:0",)),
+    ),
+}
+
+
+def old_python() -> str | None:
+    for c in (os.environ.get(ALT_PYTHON_ENV), *OLD_RELEASE_CANDIDATES):
+        if c and Path(c).exists():
+            return c
+    return None
+
+
+class CellError(RuntimeError):
+    """The cell's fault did not show up as planned (or the cluster never started)."""
+
+
+# ----------------------------------------------------------------------------- launcher
+def _cluster(style: Style) -> dict[str, list[str]]:
+    ports = iter(free_ports(len(style.nodes)))
+    return {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in style.jobs}
+
+
+def _tfc(cluster: dict, node: str) -> dict:
+    job, index = node.split(":")
+    return {"cluster": cluster, "task": {"type": job, "index": int(index)}}
+
+
+def _port(addr: str) -> int:
+    return int(addr.rsplit(":", 1)[1])
+
+
+def _subst(args, style: Style, scratch: Path, target: str | None) -> list[str]:
+    dim = "20" if style.name in ("pss",) else "17"
+    vals = {
+        "scratch": str(scratch),
+        "third": str(max(2, style.steps // 3)),
+        "half": str(style.steps // 2),
+        "dim": dim,
+    }
+    return [a.format(**vals) for a in args]
+
+
+class _Watch:
+    """Follows training progress in the train nodes' logs."""
+
+    def __init__(self, lab: Lab, style: Style):
+        self.lab, self.style = lab, style
+        self.rx = re.compile(style.step_re)
+        self.count = -1
+        self.last_change = time.monotonic()
+
+    def poll(self) -> int:
+        n = 0
+        for node in self.style.train_nodes:
+            if node in self.lab.procs:
+                n += len(self.rx.findall(self.lab.read(node)))
+        if n != self.count:
+            self.count = n
+            self.last_change = time.monotonic()
+        return n
+
+    def step(self, node: str) -> int:
+        found = self.rx.findall(self.lab.read(node)) if node in self.lab.procs else []
+        return int(found[-1]) if found else 0
+
+
+def _launcher_line(lab: Lab, text: str) -> None:
+    path = lab.out_dir / "launcher.log"
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"{utc_now()} tfdiag-lab launcher: {text}\n")
+
+
+def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: float) -> str:
+    """Wait until every live train node exited; end the job on a stall.  Returns how it ended."""
+    watch = _Watch(lab, style)
+    started = time.monotonic()
+    while True:
+        live = [
+            n
+            for n in style.train_nodes
+            if n in lab.procs and n not in stopped and lab.procs[n].popen.poll() is None
+        ]
+        if not live:
+            return "exited"
+        if lab.remaining() <= 5:
+            break
+        n = watch.poll()
+        since = time.monotonic() - watch.last_change
+        limit = idle if n > 0 else grace
+        if n == 0:
+            since = time.monotonic() - started
+        if since > limit:
+            break
+        time.sleep(0.2)
+    # the scheduler's time limit: SIGTERM everyone, then SIGKILL what is left
+    alive = [n for n, p in lab.procs.items() if p.popen.poll() is None]
+    _launcher_line(
+        lab,
+        f"no training progress for {idle:.0f} s (step lines seen: {max(watch.count, 0)}); "
+        f"job time limit reached, sending SIGTERM to {', '.join(alive)}",
+    )
+    for node in alive:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(lab.procs[node].popen.pid, signal.SIGTERM)
+    time.sleep(5)
+    left = [n for n, p in lab.procs.items() if p.popen.poll() is None]
+    if left:
+        _launcher_line(lab, f"still running after 5 s: {', '.join(left)}; sending SIGKILL")
+    return "launcher_timeout"
+
+
+def _wait_phase(lab: Lab, style: Style, phase: str, target: str | None) -> None:
+    if phase == "startup":
+        node = target if target in lab.procs else style.progress_node
+        m = lab.wait_for(node, r"Started server with target", 120)
+        if not m:
+            raise CellError(f"{node} never started its server")
+        return
+    if phase == "training":
+        third = max(2, style.steps // 3)
+        end = time.monotonic() + min(150, lab.remaining())
+        watch = _Watch(lab, style)
+        while time.monotonic() < end:
+            if watch.step(style.progress_node) >= third:
+                return
+            if lab.procs[style.progress_node].popen.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise CellError(f"{style.progress_node} never reached step {third}")
+    if phase == "checkpoint":
+        if not lab.wait_for(style.ckpt_node, style.ckpt_re, 150):
+            raise CellError(f"{style.ckpt_node} never logged {style.ckpt_re!r}")
+        return
+
+
+def _throttle(lab: Lab, node: str, stop_s: float = 0.5, run_s: float = 0.1) -> None:
+    """Duty-cycle a process with SIGSTOP/SIGCONT until it exits (a CPU quota)."""
+    import threading
+
+    def loop():
+        p = lab.procs[node].popen
+        while p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGSTOP)
+            time.sleep(stop_s)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGCONT)
+            time.sleep(run_s)
+
+    threading.Thread(target=loop, daemon=True, name="throttle").start()
+
+
+def _squatter(lab: Lab, port: int):
+    sq = lab.start_helper(
+        [
+            sys.executable,
+            "-c",
+            "import socket,time,sys\n"
+            "s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)\n"
+            "print('bound', flush=True); time.sleep(600)",
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    if sq.stdout.readline().strip() != b"bound":
+        raise CellError("squatter could not bind")
+
+
+def _peer_of(style: Style, target: str) -> str:
+    """A task the target talks to: the leader / chief / ps."""
+    for cand in (style.roles.get("ps"), style.roles["chief"], style.roles["worker"]):
+        if cand and cand != target:
+            return cand
+    raise CellError("no peer")
+
+
+def _bad_tfconfig(fault: str, style: Style, cluster: dict, target: str) -> tuple[dict, dict]:
+    job, index = target.split(":")
+    spec = {j: list(a) for j, a in cluster.items()}
+    extra: dict = {}
+    if fault == "wrong_address":
+        peer = _peer_of(style, target)
+        pj, pi = peer.split(":")
+        wrong = f"127.0.0.1:{free_ports(1)[0]}"
+        extra = {"wrong_address": wrong, "right_address": spec[pj][int(pi)], "peer": peer}
+        spec[pj][int(pi)] = wrong
+        return {"cluster": spec, "task": {"type": job, "index": int(index)}}, extra
+    if fault == "wrong_count":
+        spec["worker"].append(f"127.0.0.1:{free_ports(1)[0]}")
+        extra = {"workers_in_target_spec": len(spec["worker"]), "workers": len(cluster["worker"])}
+        return {"cluster": spec, "task": {"type": job, "index": int(index)}}, extra
+    if fault == "wrong_index":
+        other = 0 if int(index) != 0 else 1
+        extra = {"claimed_task": f"{job}:{other}"}
+        return {"cluster": spec, "task": {"type": job, "index": other}}, extra
+    raise ValueError(fault)
+
+
+@dataclass
+class _Run:
+    nodes: list[str]
+    target: str | None
+    category: str
+    notes: list[str] = field(default_factory=list)
+    expect: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    stopped: set[str] = field(default_factory=set)
+    extra: dict = field(default_factory=dict)
+    ended_by: str = ""
+    python: dict[str, str] = field(default_factory=dict)
+
+
+def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
+    """Start the cluster with the fault (or arm it), inject it, wait for the end."""
+    cluster = _cluster(style)
+    nodes = style.nodes
+    target = style.roles.get(cell.role) if cell.role not in ("none", "any") else None
+    run = _Run(nodes, target, fault.category)
+    old = old_python()
+    if fault.kind in ("old", "signal+old", "alt") and not old:
+        raise CellError("needs the older TensorFlow release (set TFDIAG_LAB_ALT_PYTHON)")
+    base = [*style.args, "--steps", str(style.steps)]
+    if cell.phase == "checkpoint" and fault.kind != "hdf5":
+        base += list(style.ckpt_args)
+    if fault.all_args == "timeout":
+        base += list(style.timeout_args)
+    if fault.kind == "signal" and fault.sig == signal.SIGTERM and cell.phase == "training":
+        base += list(style.preempt_args)
+    if fault.kind == "hdf5":
+        shared = lab.scratch / "shared_logdir"
+        shared.mkdir()
+        run.extra["shared_file"] = str(shared / "model_weights.h5")
+        base += ["--save-h5", run.extra["shared_file"], "--steps", "20"]
+    base = _subst(base, style, lab.scratch, target)
+    env = dict(fault.env)
+    specs = {n: _tfc(cluster, n) for n in nodes}
+    delayed: dict[str, float] = {}
+    if fault.kind == "tfconfig":
+        specs[target], extra = _bad_tfconfig(fault.name, style, cluster, target)
+        run.extra.update(extra)
+    if fault.kind == "dup_port":
+        peer = _peer_of(style, target)
+        pj, pi = peer.split(":")
+        tj, ti = target.split(":")
+        spec = {j: list(a) for j, a in cluster.items()}
+        spec[tj][int(ti)] = spec[pj][int(pi)]
+        specs = {n: _tfc(spec, n) for n in nodes}
+        run.extra.update({"shared_address": spec[pj][int(pi)], "port_shared_with": peer})
+        delayed[target] = 3.0
+    if fault.kind == "late":
+        delayed[target] = 15.0
+    if fault.kind == "squatter":
+        port = _port(cluster[target.split(":")[0]][int(target.split(":")[1])])
+        _squatter(lab, port)
+        run.extra["bound_port"] = port
+        lab.mark_fault()
+    if fault.kind in ("tfconfig", "missing", "alt", "dup_port"):
+        lab.mark_fault()
+    if fault.kind == "missing":
+        run.missing = [target]
+
+    def start(node: str) -> None:
+        args = list(base)
+        if node == target and fault.kind == "args":
+            args += _subst(fault.args, style, lab.scratch, target)
+        python = None
+        if fault.kind in ("old", "signal+old") or (fault.kind == "alt" and node == target):
+            python = old
+            if fault.kind == "alt" and style.name == "pss":
+                args += ["--image-format", "webp"]
+        if fault.kind == "alt" and style.name == "pss" and node == "chief:0":
+            args += ["--image-format", "webp"]
+        run.python[node] = python or sys.executable
+        lab.start(
+            node,
+            style.script,
+            dict(cell.files).get(node) or file_name(cell.naming, style, node, cell.seed),
+            tf_config=specs[node],
+            args=args,
+            env=env or None,
+            python=python,
+            log_style="python" if node in style.python_log else "absl",
+        )
+
+    for node in nodes:
+        if node in run.missing or node in delayed:
+            continue
+        start(node)
+    if fault.kind == "args":
+        lab.mark_fault()
+    for node, delay in delayed.items():
+        time.sleep(delay)
+        run.extra.setdefault("late_start_utc", {})[node] = utc_now()
+        start(node)
+        if fault.kind == "late":
+            lab.mark_fault()
+
+    if fault.kind in ("signal", "signal+old"):
+        _wait_phase(lab, style, cell.phase, target)
+        lab.signal(target, fault.sig)
+        if fault.sig == signal.SIGSTOP:
+            run.stopped.add(target)
+    if fault.kind == "throttle":
+        _wait_phase(lab, style, "training", target)
+        lab.mark_fault()
+        _throttle(lab, target)
+
+    idle = 20.0
+    run.ended_by = _wait_end(lab, style, run.stopped, grace=45.0, idle=idle)
+    if fault.kind in ("hdf5",):
+        time.sleep(0.5)
+    return run
+
+
+def _read_all(lab: Lab, node: str) -> str:
+    return lab.read(node) if node in lab.procs else ""
+
+
+def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: dict) -> None:
+    """Decide what really happened; fill run.category / expect / notes; raise CellError."""
+    target = run.target
+    started = [n for n in run.nodes if n in lab.procs]
+    failed = [n for n in started if codes.get(n) not in (0, None)]
+    peers = [n for n in started if n != target]
+    stalled = run.ended_by == "launcher_timeout"
+    all_ok = not failed and not stalled
+
+    def spec(s: str) -> str:
+        if s == "target":
+            return target
+        if s == "peers":
+            return "|".join(peers)
+        return "|".join(started)
+
+    run.expect = [(spec(s), rx) for s, rx in fault.evidence]
+    if fault.exit_code is not None and codes.get(target) != fault.exit_code:
+        raise CellError(f"{target} exit code {codes.get(target)}, expected {fault.exit_code}")
+    if fault.ended_by_launcher and not stalled:
+        raise CellError(f"the job did not stall (it {run.ended_by}); codes {codes}")
+    if fault.must_fail and all_ok:
+        raise CellError(f"every task ended cleanly; codes {codes}")
+
+    if fault.kind in ("none", "old"):
+        if not all_ok:
+            raise CellError(f"healthy run failed: {codes}, {run.ended_by}")
+        run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
+        run.target = None
+    elif fault.name == "preempt":
+        if codes.get(target) not in (-15, 42, 143):
+            raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
+        if style.preempt_args:
+            run.expect.append((target, r"received termination notice|Termination caught"))
+    elif fault.kind == "throttle" or fault.name == "straggler":
+        if not all_ok:
+            raise CellError(f"straggler run did not finish cleanly: {codes}, {run.ended_by}")
+        run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
+        run.extra["step_seconds_median"] = _step_times(lab, style)
+    elif fault.kind == "hdf5":
+        writers, errors = [], {}
+        for n in started:
+            text = _read_all(lab, n)
+            m = list(
+                re.finditer(
+                    r"^\w+Error: .*(Unable to|unable to|truncated|holds the weights|"
+                    r"bad object header|not a valid|signature).*$",
+                    text,
+                    re.M,
+                )
+            )
+            if m and codes.get(n) not in (0, None):
+                writers.append(n)
+                errors[n] = m[-1].group(0)[:300]
+        if not writers:
+            raise CellError(f"no writer failed on the shared HDF5 file; codes {codes}")
+        starts = {}
+        for n in started:
+            m = re.search(
+                r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) - \w+ - saving weights to",
+                _read_all(lab, n),
+                re.M,
+            )
+            if m:
+                starts[n] = f"{m.group(1).replace(' ', 'T')}.{m.group(2)}000Z"
+        first = min(writers, key=lambda n: (starts.get(n, "~"), n))
+        run.target = first
+        if starts:
+            lab.fault_time_utc = min(starts.values())
+        run.expect = [(first, re.escape(errors[first][:80]))]
+        run.extra.update({"failed_writers": writers, "writer_errors": errors})
+        run.extra["save_started_utc"] = starts
+    elif fault.name == "dup_port":
+        text = _read_all(lab, target)
+        if re.search(BIND_ERROR, text):
+            run.category = "address_in_use"
+            run.expect = [(target, BIND_ERROR)]
+            run.notes.append("The second task to bind the shared port failed to bind it.")
+        else:
+            run.category = "cluster_spec_mismatch"
+            run.expect = [(target, r"^TF_CONFIG=")]
+            run.notes.append(
+                "The second task bound the shared port too (gRPC sets SO_REUSEPORT), so "
+                "nothing failed to bind: two tasks answer on one address and the cluster "
+                "misbehaves; recorded as cluster_spec_mismatch."
+            )
+    elif fault.name == "late":
+        if all_ok:
+            run.category, run.target = "none", None
+            run.notes.append(
+                f"{target} joined late but the job succeeded: recorded as healthy (none)."
+            )
+            run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
+        else:
+            run.category = "session_blocked"
+            run.expect = [(spec("any"), ANY_ERROR)]
+    elif fault.name == "version":
+        ver = r"^tf\.__version__ = (?!2\.21)"
+        if all_ok:
+            run.category, run.target = "none", None
+            run.notes.append(
+                f"{target} ran the older release and the job still succeeded: recorded as "
+                "healthy (none), with mixed releases."
+            )
+            run.expect = [(target, ver)]
+        else:
+            run.category = "version_mismatch"
+            run.expect = [(target, ver), (spec("any"), ANY_ERROR)]
+    elif fault.name == "stall_notimeout":
+        beat = r"stopped sending heartbeats|[Hh]eartbeat"
+        if stalled:
+            run.category = "hang"
+        elif any(re.search(beat, _read_all(lab, n)) for n in peers):
+            run.category = "coordination_failure"
+            run.expect = [(spec("peers"), beat)]
+            run.notes.append(
+                f"No timeout was set, but the coordination service noticed that the frozen "
+                f"{target} stopped sending heartbeats and aborted the collectives of its "
+                "peers: recorded as coordination_failure on the frozen task."
+            )
+        else:
+            raise CellError(f"neither a stall nor a heartbeat failure: {codes}")
+    elif fault.kind in ("tfconfig",):
+        run.expect = [(target, r"^TF_CONFIG=")]
+    elif fault.kind == "missing":
+        pass
+    if fault.kind == "squatter" and codes.get(target) in (0, None):
+        raise CellError(f"{target} did not fail to bind: {codes}")
+
+
+def _step_times(lab: Lab, style: Style) -> dict[str, float]:
+    out = {}
+    for n in style.train_nodes:
+        vals = [float(v) for v in re.findall(r"loss [-\d.naif]+ \((\d+\.\d+) s\)", lab.read(n))]
+        if vals:
+            vals.sort()
+            out[n] = round(vals[len(vals) // 2], 3)
+    return out
+
+
+def _describe(cell: Cell, style: Style, fault: Fault, run: _Run) -> str:
+    who = f" Target: {run.target or cell.role}." if cell.role not in ("none",) else ""
+    return f"{fault.description}{who} Cluster: {style.cluster}. Phase: {PHASES[cell.phase]}."
+
+
+def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
+    """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
+
+    Raises :class:`CellError` when the fault did not show up as planned; the
+    logs stay in ``out_dir`` without a truth.json.
+    """
+    from . import _describe_code, _find_evidence, _versions
+
+    style, fault = STYLES[cell.style], FAULTS[cell.fault]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "truth.json").unlink(missing_ok=True)
+    started = time.monotonic()
+    started_utc = utc_now()
+    lab = Lab(out_dir, timeout)
+    run = None
+    try:
+        run = _launch(lab, cell, style, fault)
+    finally:
+        codes = lab.cleanup()
+    wall = round(time.monotonic() - started, 1)
+    _settle(lab, cell, style, fault, run, codes)
+
+    node_files: dict[str, list[str]] = {
+        n: [p.log_path.relative_to(out_dir).as_posix()] for n, p in lab.procs.items()
+    }
+    for n in cell.rotate:
+        p = lab.procs[n]
+        parent = p.log_path.parent.relative_to(out_dir)
+        node_files[n] = [(parent / x).as_posix() for x in rotate(p.log_path)]
+    if cell.naming in ("rotated", "gz"):
+        for n, p in lab.procs.items():
+            parent = p.log_path.parent.relative_to(out_dir)
+            if cell.naming == "rotated":
+                names = rotate(p.log_path)
+            else:
+                gz = p.log_path.with_name(p.log_path.name + ".gz")
+                with gzip.GzipFile(str(gz), "wb", mtime=0) as f:
+                    f.write(p.log_path.read_bytes())
+                p.log_path.unlink()
+                names = [gz.name]
+            node_files[n] = [(parent / x).as_posix() for x in names]
+    for n in run.missing:
+        node_files[n] = []
+    evidence = _find_evidence(out_dir, node_files, [*run.expect, *cell.expect])
+    if not all(e.get("file") for e in evidence):
+        bad = [e["pattern"] for e in evidence if not e.get("file")]
+        raise CellError(f"evidence not found: {bad}")
+    versions = _versions(out_dir, node_files)
+    distinct = sorted(set(versions.values()))
+    ffn = run.target if run.category != "none" else None
+    if run.category != "none" and lab.fault_time_utc is None:
+        lab.mark_fault()
+    exit_codes = {n: codes.get(n) for n in run.nodes if n in codes}
+    notes = " ".join(run.notes)
+    notes += " Exit codes: " + ", ".join(f"{n}={_describe_code(c)}" for n, c in exit_codes.items())
+    notes += "."
+    if run.missing:
+        notes += " Never started (no log): " + ", ".join(run.missing) + "."
+    if run.stopped:
+        notes += f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the final SIGKILL."
+    if run.ended_by == "launcher_timeout":
+        notes += (
+            " The job stopped making progress; the launcher ended it (SIGTERM to every "
+            "task, SIGKILL 5 s later) and wrote launcher.log."
+        )
+    launcher = ["launcher.log"] if (out_dir / "launcher.log").exists() else []
+    truth = {
+        "scenario": cell.folder.replace("/", "."),
+        "description": _describe(cell, style, fault, run),
+        "nodes": run.nodes,
+        "first_failing_node": ffn,
+        "task": task_name(ffn) if ffn else None,
+        "root_cause_category": run.category,
+        "fault_time_utc": lab.fault_time_utc if ffn else None,
+        "tensorflow_version": distinct[0] if len(distinct) == 1 else ", ".join(distinct),
+        "notes": notes.strip(),
+        "node_files": {n: node_files.get(n, []) for n in run.nodes},
+        "missing_nodes": run.missing,
+        "tensorflow_versions": versions,
+        "exit_codes": exit_codes,
+        "evidence": evidence,
+        "verified": True,
+        "run_started_utc": started_utc,
+        "wall_time_seconds": wall,
+        "cluster": style.cluster,
+        "style": cell.style,
+        "fault": cell.fault,
+        "family": fault.family,
+        "phase": cell.phase,
+        "naming": cell.naming,
+        "target_role": cell.role,
+        "target_node": run.target,
+        "injected_category": fault.category,
+        "ended_by": run.ended_by,
+        "launcher_files": launcher,
+        "interpreters": {n: _py_label(p) for n, p in run.python.items()},
+    }
+    truth.update(run.extra)
+    (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
+    return truth
+
+
+def _py_label(path: str) -> str:
+    return "lab venv" if path == sys.executable else path
+
+
+def run_matrix(
+    out_root: Path,
+    *,
+    style: str | None = None,
+    fault: str | None = None,
+    limit: int | None = None,
+    retries: int = 1,
+    skipped_log: Path | None = Path("/tmp/lab-skipped.txt"),
+    echo=print,
+) -> dict[str, int]:
+    """Record every selected cell that has no truth.json yet (resumable)."""
+    import shutil
+
+    out_root = Path(out_root)
+    todo = [
+        c
+        for c in cells()
+        if (style is None or c.style == style) and (fault is None or c.fault == fault)
+    ]
+    counts = {"recorded": 0, "present": 0, "skipped": 0}
+    for c in todo:
+        if limit is not None and counts["recorded"] + counts["skipped"] >= limit:
+            break
+        folder = out_root / c.folder
+        if (folder / "truth.json").exists():
+            counts["present"] += 1
+            continue
+        for attempt in range(retries + 1):
+            shutil.rmtree(folder, ignore_errors=True)
+            t0 = time.monotonic()
+            try:
+                truth = run_cell(c, folder)
+            except Exception as exc:  # a broken cell must not stop the recording
+                echo(f"{c.folder}: attempt {attempt + 1} failed: {exc}")
+                if attempt == retries:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    counts["skipped"] += 1
+                    if skipped_log:
+                        with open(skipped_log, "a", encoding="utf-8") as f:
+                            f.write(f"{utc_now()} {c.folder}: {exc}\n")
+                continue
+            echo(
+                f"{c.folder}: {truth['root_cause_category']} on "
+                f"{truth['first_failing_node']} ({time.monotonic() - t0:.0f} s)"
+            )
+            counts["recorded"] += 1
+            break
+    return counts
+
+
+def corpus_table(root: Path) -> str:
+    """A Markdown table of recorded runs per style x family under ``root``."""
+    counts: dict[tuple[str, str], int] = {}
+    for p in sorted(Path(root).glob("*/*/truth.json")):
+        t = json.loads(p.read_text(encoding="utf-8"))
+        counts[(t["style"], t["family"])] = counts.get((t["style"], t["family"]), 0) + 1
+    fams = [f for f in FAMILIES if any(k[1] == f for k in counts)]
+    lines = [
+        "| style | " + " | ".join(fams) + " | total |",
+        "|---|" + "---:|" * (len(fams) + 1),
+    ]
+    for s in STYLES:
+        row = [counts.get((s, f), 0) for f in fams]
+        lines.append(f"| {s} | " + " | ".join(map(str, row)) + f" | {sum(row)} |")
+    col = [sum(counts.get((s, f), 0) for s in STYLES) for f in fams]
+    lines.append("| total | " + " | ".join(map(str, col)) + f" | {sum(col)} |")
+    return "\n".join(lines)
