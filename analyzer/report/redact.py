@@ -561,6 +561,36 @@ def _hide(text: str, values: Iterable[str]) -> str:
     return text
 
 
+def _trie(words: Iterable[str]) -> str:
+    """A regex matching any of ``words`` (longest first), as a trie: one branch per position."""
+    root: dict[str, Any] = {}
+    for w in words:
+        node = root
+        for c in w:
+            node = node.setdefault(c, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        chain = []
+        while "" not in node and len(node) == 1:  # a run of single letters: no group needed
+            ((c, node),) = node.items()
+            chain.append(re.escape(c))
+        keys = sorted(k for k in node if k)
+        if not keys:
+            return "".join(chain)
+        group = "(?:" + "|".join(re.escape(k) + build(node[k]) for k in keys) + ")"
+        return "".join(chain) + group + ("?" if "" in node else "")
+
+    return build(root)
+
+
+def _any_of(values: set[str]) -> re.Pattern[str]:
+    try:
+        return re.compile(_trie(values))
+    except (RecursionError, re.error, OverflowError):  # pathological nesting: plain alternation
+        return re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
+
+
 def redact_lines(lines: Sequence[tuple[int, str]]) -> list[str]:
     """A window of lines of one file, redacted: each line by :func:`redact`, and what lies inside
     a multi-line secret (as its neighbours in the window show) hidden too."""
@@ -589,11 +619,7 @@ class Redactor:
             for v in vs
             if len(v) >= MIN_GLOBAL
         }
-        self._values = (
-            re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
-            if values
-            else None
-        )
+        self._values = _any_of(values) if values else None
 
     def __call__(self, text: Any) -> Any:
         if not self.enabled or not isinstance(text, str) or not text:
@@ -604,15 +630,16 @@ class Redactor:
 
     def secret_at(self, file: Any, line_no: Any) -> bool:
         per = self.secrets.get(file) if isinstance(file, str) else None
-        return bool(per) and line_no is not None and line_no == line_no and int(line_no) in per
+        no = _number(line_no)
+        return bool(per) and no is not None and no in per
 
     def line(self, text: Any, file: Any, line_no: Any) -> Any:
         """``text`` shown as line ``line_no`` of ``file`` (its later lines the following ones)."""
         if not self.enabled or not isinstance(text, str) or not text:
             return text
         per = self.secrets.get(file) if isinstance(file, str) else None
-        if per and line_no is not None and line_no == line_no:
-            first = int(line_no)
+        first = _number(line_no)
+        if per and first is not None:
             parts = text.split("\n")
             for k, part in enumerate(parts):
                 values = per.get(first + k)
@@ -626,6 +653,14 @@ class Redactor:
 
 
 NO_REDACTION = Redactor(enabled=False)
+
+
+def _number(value: Any) -> int | None:
+    """A line number as int (None for None, NaN, NA, or anything else)."""
+    try:
+        return None if value is None or value != value else int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def for_run(run: Any, enabled: bool = True) -> Redactor:
