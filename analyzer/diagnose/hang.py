@@ -1,25 +1,29 @@
 """Hang: the job stopped making progress while its processes stayed alive.
 
-Signal (job level): no node reported a new step for much longer than the usual interval
-between its reports (``HANG_FACTOR`` times, at least ``HANG_MIN_S``) before the logs end, no
-node said its training finished, and nothing failed with an error of its own before that: the
-errors there are (if any) those of the end, when an outside timeout killed the job.
+Signal (job level), one of: no node reported a new step for much longer than the usual interval
+between its reports (``HANG_FACTOR`` times, at least ``HANG_MIN_S``) before the job ended; or a
+launcher, scheduler or watchdog stopped the job from outside (:data:`.stall.OUTSIDE_END`) after
+no task had logged anything for that long, or saying it made no progress. And: some node had
+been training (it reported steps), none said its training finished, and nothing failed with an
+error of its own before the end (the errors of the teardown, after the outside kill, do not
+count; a heartbeat or collective timeout before it is another verdict).
 
-Which node (one point list, best first):
+Which node (points, best first):
 
 - **it stopped first**: its last step came well before its peers' last step (they went on
-  without it for a while: asynchronous training);
+  without it for a while), or its step count is behind theirs;
 - **its peers named it**: warnings or errors after the stall, by peers, naming it (a
   collective, an RPC or a barrier waiting on it);
-- **it went quiet**: its log ends at the stall while its peers kept logging (their waits,
-  heartbeats) until the end;
-- **the one they all wait on**: every node that reports progress stopped at the same step
-  time, and exactly one task serves them all without reporting progress (a parameter server);
-- **it diverges from the baseline** (``--baseline``): its log shows lines the good run never
-  had, the earliest of all nodes.
+- **it went quiet**: its log ends at the stall while its peers kept logging until the end;
+- **it outlived the SIGTERM** that ended the job (the launcher had to kill it): a stopped or
+  stuck process, where its peers exited at once;
+- **the one they all wait on**: every node that reports progress stopped together, and exactly
+  one parameter server serves them all without reporting progress;
+- **it diverges from the baseline** (``--baseline``): its log is the first to show lines the
+  good run never had.
 
 If nothing points at one node, the verdict still says ``hang`` (the job's failure), names the
-node whose progress stopped first, and says that it could not tell.
+node whose progress stopped first, and says that the logs could not tell.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import pandas as pd
 from analyzer.diagnose.common import _human_duration, _node_order, _utc
 from analyzer.diagnose.stall import (
     Stall,
+    describe_end,
     errors_before,
     evidence_row,
     job_end,
@@ -52,30 +57,48 @@ def detect_hang(
     progress: pd.DataFrame, ev: Case, timeline: pd.DataFrame, comparison: Any = None
 ) -> Stall | None:
     """A :class:`Stall` of category ``hang`` when the run shows one (module doc), else None."""
-    pace = node_pace(progress)
-    pace = pace[pace["last_advance"].notna()] if not pace.empty else pace
-    if pace.empty:
-        return None
+    every = node_pace(progress)
+    if every.empty or every["last_step"].isna().all():
+        return None  # no node ever reported a step: a start-up problem, not a stalled training
+    if any(ev.phases.finished(n) is not None for n in every.index):
+        return None  # training finished: what came after is not a stall of training
+    outside = outside_end(ev, timeline)
+    tasks = {n for n in ev.facts if n not in outside.sources and not ev.facts[n].missing}
+    pace = every[every["last_advance"].notna()]
     last_advance = {
         n: ev.clock.correct(n, _utc(pd.Series([t])).iloc[0])
         for n, t in pace["last_advance"].items()
     }
-    stop = max(last_advance.values())  # the last time any node made progress
-    end = job_end(ev)
-    if end is None:
+    last_line = job_end(ev, skip=outside.sources)
+    end = outside.time if outside.time is not None else last_line
+    if end is None or pd.isna(end):
         return None
     interval = float(np.nanmedian(pace["interval"])) if pace["interval"].notna().any() else 0.0
     threshold = max(HANG_MIN_S, HANG_FACTOR * interval)
-    stalled = (end - stop).total_seconds()
-    if stalled < threshold:
+    stop = max(last_advance.values()) if last_advance else None  # last time anyone advanced
+    signs = []
+    if stop is not None and (end - stop).total_seconds() >= threshold:
+        signs.append(
+            f"no node reported a new step for {_human_duration((end - stop).total_seconds())} "
+            f"before the job ended (the usual interval between reports is {interval:.3g} s)"
+        )
+    if outside.time is not None and last_line is not None:
+        quiet = (outside.time - last_line).total_seconds()
+        if quiet >= threshold:
+            signs.append(
+                f"no task logged anything for {_human_duration(quiet)} before it was stopped"
+            )
+        if outside.says_no_progress:
+            signs.append("the launcher stopped it for making no progress")
+    if not signs:
         return None
-    reporting = list(pace.index)
-    if any(ev.phases.finished(n) is not None for n in reporting):
-        return None  # training finished: what came after is not a stall of training
-    if not errors_before(ev, stop + pd.Timedelta(seconds=threshold)).empty:
+    if stop is None or (last_line is not None and stop > last_line):
+        stop = last_line
+    cutoff = end if outside.time is not None else stop + pd.Timedelta(seconds=threshold)
+    if not errors_before(ev, cutoff).empty:
         return None  # something failed with an error of its own first
-    if ev.blocked:
-        return None  # start-up never finished: session_blocked, not a hang
+    stalled = max((end - stop).total_seconds(), 0.0)
+
     points: dict[str, float] = {}
     reasons: dict[str, list[str]] = {}
     rows: dict[str, list[tuple[Any, str]]] = {}
@@ -87,7 +110,7 @@ def detect_hang(
             rows.setdefault(node, []).append((row, row_why or why))
 
     last_row = _last_report_rows(progress)
-    # 1. stopped first: its last step well before the last step of its peers
+    # 1. stopped first: its last step well before the last step of its peers ...
     lag_min = max(LAG_FACTOR * interval, 1.0)
     for node, t in last_advance.items():
         ahead = [u for n, u in last_advance.items() if n != node]
@@ -96,20 +119,34 @@ def detect_hang(
             add(
                 node,
                 3.0 + min(lead / max(threshold, 1.0), 1.0),
-                f"its last step ({pace.loc[node, 'last_step']:g}) came {_human_duration(lead)} "
+                f"its last step ({every.loc[node, 'last_step']:g}) came {_human_duration(lead)} "
                 "before its peers' last step: it stopped first",
                 last_row.get(node),
+                "its last progress report",
+            )
+    # ... or its step count behind theirs (reports without a time of their own count here)
+    steps = every["last_step"].dropna()
+    per_report = _step_per_report(progress)
+    for node, last in steps.items():
+        ahead = steps.drop(index=node)
+        if node in points or not len(ahead):
+            continue
+        if ahead.max() - last >= max(2.0, LAG_FACTOR * per_report):
+            add(
+                str(node),
+                3.0,
+                f"its last step ({last:g}) is behind its peers' ({ahead.max():g}): it stopped first",
+                last_row.get(str(node)),
                 "its last progress report",
             )
     # 2. peers named it after the stall (waits, RPCs, collectives)
     blames = ev.blames
     if not blames.empty:
-        after = blames[
-            ~blames["self"].to_numpy(dtype=bool) & (_utc(blames["ts"]) >= stop).to_numpy()
-        ]
+        peer = ~blames["self"].to_numpy(dtype=bool)
+        after = blames[peer & (_utc(blames["ts"]) >= stop).to_numpy()]
         for node, group in after.groupby("blamed"):
             node = str(node)
-            if node not in ev.facts:
+            if node not in tasks:
                 continue
             victims = sorted(set(map(str, group["victim"])) - {node}, key=_node_order)
             if victims:
@@ -122,56 +159,55 @@ def detect_hang(
                 )
     # 3. went quiet: its log ends at the stall while its peers kept logging
     lasts = {
-        n: ev.clock.correct(n, f.last_time)
-        for n, f in ev.facts.items()
-        if not f.missing and f.last_time is not None and not pd.isna(f.last_time)
+        n: ev.clock.correct(n, ev.facts[n].last_time)
+        for n in tasks
+        if ev.facts[n].last_time is not None and not pd.isna(ev.facts[n].last_time)
     }
-    kept_on = [n for n, t in lasts.items() if (t - stop).total_seconds() >= QUIET_FACTOR * stalled]
+    kept_on = {n for n, t in lasts.items() if (t - stop).total_seconds() >= QUIET_FACTOR * stalled}
     for node, t in lasts.items():
-        if node in kept_on or t < stop - pd.Timedelta(seconds=threshold):
-            continue  # logged on, or had stopped logging long before (a quiet server)
-        if kept_on and set(kept_on) - {node}:
-            add(
-                node,
-                2.0,
-                f"its log ends {_human_duration((end - t).total_seconds())} before the job's "
-                f"end, at the stall, while {', '.join(sorted(set(kept_on) - {node}, key=_node_order))} "
-                "kept logging",
-                ev.facts[node].tail_rows[-1] if ev.facts[node].tail_rows else None,
-                "its last line: nothing after it",
-            )
-    # 4. the one they all wait on: every reporting node stopped together; one server
-    together = (max(last_advance.values()) - min(last_advance.values())).total_seconds() < lag_min
-    servers = [
-        n
-        for n, f in ev.facts.items()
-        if n not in last_advance and not f.missing and n.partition(":")[0] == "ps"
-    ]
+        if node in kept_on or t < stop - pd.Timedelta(seconds=threshold) or not kept_on - {node}:
+            continue  # logged on, had stopped logging long before (a quiet server), or alone
+        add(
+            node,
+            2.0,
+            f"its log ends {_human_duration((end - t).total_seconds())} before the job's end, at "
+            f"the stall, while {', '.join(sorted(kept_on - {node}, key=_node_order))} kept logging",
+            ev.facts[node].tail_rows[-1] if ev.facts[node].tail_rows else None,
+            "its last line: nothing after it",
+        )
+    # 4. it outlived the SIGTERM that ended the job: a stopped or stuck process
+    others = sorted(outside.stopped - outside.unresponsive, key=_node_order)
+    for node in sorted(outside.unresponsive & tasks, key=_node_order) if others else []:
+        add(
+            node,
+            3.0,
+            f"it did not exit on the SIGTERM that ended the job while {', '.join(others)} did: "
+            "a stopped or stuck process",
+            next((r for r, t in zip(outside.rows, outside.texts, strict=True) if node in t), None),
+            "it had to be killed",
+        )
+    # 5. the one they all wait on: every reporting node stopped together; one server
+    together = not last_advance or (
+        (max(last_advance.values()) - min(last_advance.values())).total_seconds() < lag_min
+    )
+    servers = [n for n in tasks if n not in every.index and n.partition(":")[0] == "ps"]
     if together and len(servers) == 1:
         add(
             servers[0],
             1.5,
-            f"every node that reports progress ({', '.join(sorted(last_advance, key=_node_order))}) "
-            f"stopped at the same time, and {servers[0]} is the one task serving them all",
-            ev.facts[servers[0]].tail_rows[-1] if ev.facts[servers[0]].tail_rows else None,
-            "the server's last line",
+            f"every node that reports progress ({', '.join(sorted(every.index, key=_node_order))})"
+            f" stopped at the same time, and {servers[0]} is the one task serving them all",
         )
-    # 5. the baseline: the node that diverges from the good run first
-    if comparison is not None and comparison.first_new in ev.facts:
-        add(
-            comparison.first_new,
-            1.0,
-            "its log is the first to diverge from the baseline run",
-        )
-    ranked = sorted(
-        points,
-        key=lambda n: (-points[n], last_advance.get(n, stop), _node_order(n)),
-    )
-    first_stop = min(last_advance, key=lambda n: (last_advance[n], _node_order(n)))
+    # 6. the baseline: the node that diverges from the good run first
+    if comparison is not None and comparison.first_new in tasks:
+        add(comparison.first_new, 1.0, "its log is the first to diverge from the baseline run")
+
+    ranked = sorted(points, key=lambda n: (-points[n], last_advance.get(n, stop), _node_order(n)))
+    stoppers = last_advance or {n: stop for n in every.index}
+    first_stop = min(stoppers, key=lambda n: (stoppers[n], _node_order(n)))
     node = ranked[0] if ranked else first_stop
     runner = ranked[1] if len(ranked) > 1 else None
-    score = points.get(node, 0.0)
-    confidence = 1 - 0.5 ** (max(score, 0.5) / 2)
+    confidence = 1 - 0.5 ** (max(points.get(node, 0.0), 0.5) / 2)
     ambiguity = None
     if not ranked:
         ambiguity = (
@@ -182,33 +218,31 @@ def detect_hang(
     elif runner is not None and points[node] - points[runner] < 2:
         confidence *= 0.7
         ambiguity = f"{runner} is almost as likely ({'; '.join(reasons[runner])})"
-    step = pace.loc[node, "last_step"] if node in pace.index else None
-    at = last_advance.get(node, stop)
-    victims = sorted(
-        (n for n in ev.facts if n != node and not ev.facts[n].missing), key=_node_order
-    )
-    how = outside_end(ev, stop)
+    step = every.loc[node, "last_step"] if node in every.index else None
+    victims = sorted((n for n in tasks if n != node), key=_node_order)
+    how = describe_end(ev, outside)
     evidence = [evidence_row(ev, timeline, r, why) for r, why in rows.get(node, [])]
-    for peer in [n for n in last_advance if n != node][:2]:
+    if outside.rows and outside.rows[0] not in [r for r, _ in rows.get(node, [])]:
+        evidence.append(evidence_row(ev, timeline, outside.rows[0], "how the job ended"))
+    for peer in [n for n in sorted(every.index, key=_node_order) if n != node][:2]:
         evidence.append(
             evidence_row(ev, timeline, last_row.get(peer), f"{peer}'s last progress report")
         )
     what = (
         "stopped making progress"
-        + (f" after step {step:g}" if step is not None and not pd.isna(step) else "")
-        + f" while staying alive: no node advanced for {_human_duration(stalled)} until the "
-        f"job ended ({how})"
+        + (f" (the job's last step: {step:g})" if step is not None and not pd.isna(step) else "")
+        + f" while staying alive; the job waited {_human_duration(stalled)} until it was ended "
+        f"({how})"
     )
     return Stall(
         category="hang",
         node=node,
-        time=at,
+        time=last_advance.get(node, stop),
         what=what,
         confidence=confidence,
         evidence=evidence,
         reasons=[
-            f"no node reported a new step for {_human_duration(stalled)} before the logs end "
-            f"(usual interval between reports {interval:.3g} s); how it ended: {how}",
+            "; ".join(signs) + f"; how it ended: {how}",
             *[f"{node}: {r}" for r in reasons.get(node, [])],
         ],
         ambiguity=ambiguity,
@@ -216,14 +250,25 @@ def detect_hang(
         details={
             "stalled_s": stalled,
             "interval_s": interval,
-            "last_step": {n: float(pace.loc[n, "last_step"]) for n in pace.index},
+            "last_step": {n: float(v) for n, v in steps.items()},
             "points": points,
+            "outside": sorted(outside.sources),
         },
     )
 
 
+def _step_per_report(progress: pd.DataFrame) -> float:
+    """The median step difference between a node's consecutive reports (1 when unknown)."""
+    stepped = progress[progress["step"].notna() & (progress["source"] != "checkpoint")]
+    if stepped.empty:
+        return 1.0
+    d = stepped.groupby("node")["step"].diff()
+    d = d[d > 0]
+    return float(d.median()) if len(d) else 1.0
+
+
 def _last_report_rows(progress: pd.DataFrame) -> dict[str, Any]:
-    """Per node, the timeline row of its last progress report with a step."""
+    """Per node, the timeline row of its first report of its highest step."""
     stepped = progress[progress["step"].notna()]
     if stepped.empty:
         return {}

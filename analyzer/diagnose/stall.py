@@ -10,6 +10,7 @@ errors of their own teardown).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,12 +41,12 @@ class Stall:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def job_end(ev: Case) -> Any:
-    """The last line any node logged (UTC, corrected clocks), or None."""
+def job_end(ev: Case, skip: set[str] | frozenset[str] = frozenset()) -> Any:
+    """The last line any node (but ``skip``) logged (UTC, corrected clocks), or None."""
     ends = [
         ev.clock.correct(n, f.last_time)
         for n, f in ev.facts.items()
-        if not f.missing and f.last_time is not None and not pd.isna(f.last_time)
+        if n not in skip and not f.missing and f.last_time is not None and not pd.isna(f.last_time)
     ]
     return max(ends) if ends else None
 
@@ -61,28 +62,99 @@ def errors_before(ev: Case, t: Any, *, skip: tuple[str, ...] = ("hang",)) -> pd.
     return errors[early]
 
 
-def outside_end(ev: Case, since: Any) -> str:
-    """How the job ended, as far as the logs tell: a scheduler's timeout, signals, or logs that
-    simply stop while every process was alive."""
+#: Lines of a launcher, scheduler or watchdog ending a job from outside (RE2, one pass).
+OUTSIDE_END = (
+    r"(?i)\bsend(?:ing)?\s+SIG(?:TERM|KILL|INT|QUIT)\b|\bsent\s+SIG(?:TERM|KILL|INT|QUIT)\b"
+    r"|DUE TO TIME LIMIT|time limit (?:reached|exceeded)|no (?:training )?progress for"
+    r"|still running after|active longer than specified deadline"
+)
+#: ... and those that say a task outlived its SIGTERM (killed after a grace period).
+_UNRESPONSIVE = r"(?i)still running after|did not (?:exit|terminate)|\bsend(?:ing)?\s+SIGKILL"
+_TERM = r"(?i)SIGTERM|SIGINT|TIME LIMIT|time limit"
+_NODE_RE = re.compile(r"/job:([\w-]+)(?:/replica:\d+)?/task:(\d+)|\b([a-z][\w-]*):(\d+)\b")
+
+
+@dataclass
+class OutsideEnd:
+    """How an outside party (launcher, scheduler, watchdog) ended the job, if a log says so."""
+
+    time: Any = None  #: its first such line
+    sources: set[str] = field(default_factory=set)  #: log sources that are not tasks
+    rows: list[Any] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    stopped: set[str] = field(default_factory=set)  #: tasks told to stop
+    unresponsive: set[str] = field(default_factory=set)  #: tasks killed after outliving that
+    says_no_progress: bool = False
+
+
+def is_task(node: str) -> bool:
+    """Is ``node`` a task id (``job:index``) rather than a file stem or a launcher's log?"""
+    job, sep, index = node.partition(":")
+    return bool(sep and job and index.isdigit())
+
+
+def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
+    """The lines in which something outside the tasks ended the job (see :data:`OUTSIDE_END`)."""
+    from analyzer.diagnose.common import _contains
+
+    out = OutsideEnd()
+    if timeline.empty:
+        return out
+    hit = _contains(timeline["message"], OUTSIDE_END)
+    if not hit.any():
+        return out
+    rows = timeline[hit]
+    known = set(ev.facts)
+    stop_lines: list[set[str]] = []
+    for label, r in zip(rows.index, rows.itertuples(), strict=True):
+        text = str(r.message or "")
+        named = set()
+        for m in _NODE_RE.finditer(text):
+            node = f"{m[1]}:{m[2]}" if m[1] else f"{m[3]}:{m[4]}"
+            if node in known:
+                named.add(node)
+        ts = _utc(pd.Series([r.ts])).iloc[0]
+        if out.time is None or (not pd.isna(ts) and ts < out.time):
+            out.time = ts
+        out.rows.append(label)
+        out.texts.append(text)
+        if not is_task(str(r.node)):
+            out.sources.add(str(r.node))
+        after_term = stop_lines and named and re.search(_UNRESPONSIVE, text)
+        if after_term and (
+            any(named < earlier for earlier in stop_lines) or "still running" in text
+        ):
+            out.unresponsive |= named
+        if re.search(_TERM, text):
+            stop_lines.append(named)
+            out.stopped |= named
+        if re.search(r"(?i)no (?:training )?progress for", text):
+            out.says_no_progress = True
+    return out
+
+
+def describe_end(ev: Case, outside: OutsideEnd) -> str:
+    """How the job ended, as far as the logs tell: a scheduler's or launcher's timeout,
+    signals, or logs that simply stop while every process was alive."""
     texts: list[str] = []
     findings = ev.findings
     if findings is not None and not findings.empty:
-        late = findings[(findings["category"] == "hang").to_numpy()]
-        if not late.empty:
-            texts.append(f"a scheduler timeout ({late.iloc[0]['pattern_id']})")
-    killed = sorted(
-        (n for n, f in ev.facts.items() if f.ending == "killed" or f.exit_info), key=_node_order
-    )
-    if killed:
-        infos = {ev.facts[n].exit_info or ev.facts[n].ending for n in killed}
-        texts.append(f"{', '.join(killed)} ended by {', '.join(sorted(infos))}")
-    midrun = sorted(
-        (n for n, f in ev.facts.items() if not f.missing and f.ending == "mid-run"),
-        key=_node_order,
-    )
-    if midrun and not texts:
-        texts.append("every log just stops, with no error and no goodbye (an outside kill)")
-    return "; ".join(texts) or "the logs end"
+        limit = findings[(findings["category"] == "hang").to_numpy()]
+        if not limit.empty:
+            texts.append(f"a scheduler's time limit ({limit.iloc[0]['pattern_id']})")
+    if outside.time is not None:
+        who = ", ".join(sorted(outside.sources)) or "the scheduler"
+        texts.append(
+            f"{who} stopped it from outside at {pd.Timestamp(outside.time).strftime('%H:%M:%S')}"
+        )
+        if outside.unresponsive:
+            texts.append(
+                f"{', '.join(sorted(outside.unresponsive, key=_node_order))} did not exit on "
+                "SIGTERM and had to be killed"
+            )
+    if not texts:
+        texts.append("every log just stops, with no error and no goodbye")
+    return "; ".join(texts)
 
 
 def evidence_row(ev: Case, timeline: pd.DataFrame, row: Any, why: str) -> Evidence | None:
@@ -114,6 +186,8 @@ def statuses(stall: Stall, ev: Case) -> dict[str, tuple[str, float | None]]:
             out[node] = ("missing", None)
         elif node in stall.victims:
             out[node] = ("victim", None)
+        elif node in stall.details.get("outside", ()):
+            continue  # a launcher's or scheduler's log: no task of the job
         else:
             out[node] = ("ok", None)
     return out
@@ -179,21 +253,27 @@ def node_pace(progress: pd.DataFrame) -> pd.DataFrame:
     """Per node: its last step, when it first reported it (its progress stopped there), the
     median interval between its timed reports, its median reported step time, reports."""
     cols = ["last_step", "last_advance", "interval", "step_time", "reports", "first"]
+    cols.append("timed_last_step")
     if progress is None or progress.empty:
         return pd.DataFrame(columns=cols)
     prog = progress[progress["source"] != "checkpoint"]
     stepped = prog[prog["step"].notna()]
     g = prog.groupby("node", sort=True)
     out = pd.DataFrame({"reports": g.size(), "first": g["ts"].min()})
+    out["timed_last_step"] = np.nan
     out["step_time"] = g["step_time_s"].median()
+    out["last_step"] = np.nan
+    out["last_advance"] = pd.NaT
     if not stepped.empty:
-        last = stepped.groupby("node")["step"].max()
-        top = stepped[stepped["step"].to_numpy() == stepped["node"].map(last).to_numpy()]
-        out["last_step"] = last
-        out["last_advance"] = top.groupby("node")["ts"].min()
-    else:
-        out["last_step"] = np.nan
-        out["last_advance"] = pd.NaT
+        out["last_step"] = stepped.groupby("node")["step"].max()
+        # when it reached its last step: only lines with a time of their own tell (a Keras bar
+        # or a zone-less TF1 line inherits the time of whatever line came before it)
+        timed = stepped[stepped["timed"].to_numpy(dtype=bool)]
+        if not timed.empty:
+            last = timed.groupby("node")["step"].max()
+            top = timed[timed["step"].to_numpy() == timed["node"].map(last).to_numpy()]
+            out["last_advance"] = top.groupby("node")["ts"].min()
+            out["timed_last_step"] = last
     timed = prog[prog["timed"]]
     gaps = timed.groupby("node")["ts"].diff().dt.total_seconds()
     gaps = gaps[gaps > 0]

@@ -55,8 +55,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "version_mismatch", None
     if f is not None and f.missing and ev.blocked and ev.errors.empty:
         return "session_blocked", None
-    if node in ev.silent and _peers_timed_out(node, ev):
-        return "deadline_exceeded", None
+    if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
+        return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
         return "session_blocked", None
     if (
@@ -92,6 +92,26 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
     return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
 
 
+def _peers_gave_up(node: str, ev: Case) -> str | None:
+    """After ``node`` went quiet, did its peers give up waiting on it — a timeout
+    (``deadline_exceeded``) or the coordination service's heartbeat check
+    (``coordination_failure``) — rather than lose the connection (it died)? The category most
+    of their first errors then have, or None."""
+    if _peers_timed_out(node, ev):
+        return "deadline_exceeded"
+    f = ev.facts[node]
+    stop = ev.clock.correct(node, f.last_time)
+    peers = ev.errors[ev.errors["node"] != node]
+    if peers.empty:
+        return None
+    times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
+    window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
+    firsts = window.sort_values("ts").drop_duplicates("node")["category"]
+    if len(firsts) and (firsts == "coordination_failure").mean() > 0.5:
+        return "coordination_failure"
+    return None
+
+
 def _confidence(cands: list[Candidate]) -> float:
     top = cands[0].score
     conf = 1 - 0.5 ** (max(top, 0.5) / 2)
@@ -111,6 +131,11 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         )
     if node in ev.silent and category == "deadline_exceeded":
         return "hung: its log stops mid-run and its peers then time out waiting for it"
+    if node in ev.silent and category == "coordination_failure":
+        return (
+            "stopped answering: its log stops mid-run and the coordination service then gives "
+            "up on it (no heartbeats)"
+        )
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
     if category == "session_blocked" and node in ev.waited_for():
