@@ -73,8 +73,8 @@ from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
 from analyzer.diagnose.phases import node_phases, shutdown_noise
 from analyzer.diagnose.scoring import _rank
-from analyzer.diagnose.stall import find_stall, stall_diagnosis
 from analyzer.diagnose.silence import detect_blocked, detect_silence
+from analyzer.diagnose.stall import find_stall, stall_diagnosis
 from analyzer.diagnose.verdict import (
     _finish,
     _healthy,
@@ -142,7 +142,7 @@ def gather(
     blames = resolve_blames(blaming, directory, rules, texts)
     blames = mark_early(drop_transient_waits(blames, facts), errors)
     phases = node_phases(timeline, columns.ts)
-    noise = shutdown_noise(errors, blames, phases, facts)
+    noise = shutdown_noise(errors, timeline.index.get_indexer(errors.index), blames, phases, facts)
     if len(noise):
         notes.append(
             f"Shutdown: {len(noise)} error(s) logged after training finished "

@@ -20,6 +20,7 @@ from analyzer.diagnose.common import (
     _search,
     _text,
 )
+from analyzer.diagnose.phases import PHASES
 
 if TYPE_CHECKING:
     from analyzer.ingest import Ingest
@@ -46,6 +47,8 @@ _CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "all done", "sto
 _EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
+#: Lines of work (a training step, a checkpoint): a log whose last word is one has not ended.
+_WORK_RE = re.compile("|".join(p for name, p in PHASES if name in ("training", "checkpoint")))
 _DIGITS_RE = re.compile(r"\d+")
 _VERSION_RES = {
     "tensorflow": re.compile(
@@ -116,6 +119,8 @@ def _ending_of(tail: pd.DataFrame | list) -> tuple[str, str | None, dict | None]
         ):
             return "exception", exit_info, exit_line
         if level in ("INFO", "DEBUG"):
+            if _WORK_RE.search(_text(row.message)):
+                break  # a step or a checkpoint after the goodbye: the goodbye was not the end
             progress += 1
             if progress >= CLEAN_LOOKBACK:  # ordinary progress was the last word
                 break

@@ -64,6 +64,8 @@ class Phases:
     first: dict[str, dict[str, Any]] = field(default_factory=dict)  #: node → phase → time
     last: dict[str, dict[str, Any]] = field(default_factory=dict)
     end: Any = None  #: the first time any node said its training finished (UTC), or None
+    #: per node: the timeline positions of its phase lines (ascending) and their phase numbers
+    order: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def reached(self, node: str) -> list[str]:
         """The phases ``node``'s log shows, in run order."""
@@ -82,6 +84,15 @@ class Phases:
         """When ``node`` said its training finished, or None."""
         return self.first.get(node, {}).get("finished")
 
+    def phase_before(self, node: str, position: int) -> str | None:
+        """The phase of ``node``'s last phase line before timeline ``position``."""
+        got = self.order.get(node)
+        if got is None:
+            return None
+        positions, phases = got
+        i = int(np.searchsorted(positions, position)) - 1
+        return PHASE_NAMES[int(phases[i])] if i >= 0 else None
+
 
 def node_phases(timeline: pd.DataFrame, ts: pd.Series | None = None) -> Phases:
     """The phases of every node: one pattern pass over the message column per phase."""
@@ -90,30 +101,48 @@ def node_phases(timeline: pd.DataFrame, ts: pd.Series | None = None) -> Phases:
         return out
     ts = _utc(timeline["ts"]) if ts is None else ts
     nodes = timeline["node"].astype(str).to_numpy()
-    for name, pattern in PHASES:
+    hit_pos, hit_phase = [], []
+    for number, (name, pattern) in enumerate(PHASES):
         hit = _contains(timeline["message"], pattern)
         if not hit.any():
             continue
+        hit_pos.append(np.flatnonzero(hit))
+        hit_phase.append(np.full(int(hit.sum()), number))
         times = pd.Series(ts.to_numpy()[hit], index=nodes[hit]).dropna()
         grouped = times.groupby(level=0)
         for node, t in grouped.min().items():
             out.first.setdefault(str(node), {})[name] = t
         for node, t in grouped.max().items():
             out.last.setdefault(str(node), {})[name] = t
+    if hit_pos:
+        pos, phase = np.concatenate(hit_pos), np.concatenate(hit_phase)
+        # a line matching two phases counts as the later one
+        order = np.lexsort((phase, pos))
+        pos, phase = pos[order], phase[order]
+        for node in np.unique(nodes[pos]):
+            mine = nodes[pos] == node
+            out.order[str(node)] = (pos[mine], phase[mine])
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
     return out
 
 
 def shutdown_noise(
-    errors: pd.DataFrame, blames: pd.DataFrame, phases: Phases, facts: dict[str, Any]
+    errors: pd.DataFrame,
+    positions: np.ndarray,
+    blames: pd.DataFrame,
+    phases: Phases,
+    facts: dict[str, Any],
 ) -> np.ndarray:
     """Labels of the error rows that are shutdown noise.
 
-    A symptom (a lost peer, a failed heartbeat, a timeout) logged after the job's training
-    ended is shutdown noise when every peer it names had ended cleanly or finished training
-    by then: it only says that a peer left first. A node's own errors (OOM, a bad write) are
-    never noise, nor is a symptom naming a peer that died before finishing.
+    A symptom (a lost peer, a failed heartbeat, a timeout) is shutdown noise when the node
+    that logged it had finished its training and started nothing since (its last phase line
+    before the error says training finished: no checkpoint or further step after it), and
+    every peer it names had finished or ended cleanly: it only says that a peer left first.
+    A node's own errors (OOM, a bad write) are never noise; neither is a symptom that
+    interrupts work (a checkpoint being saved) or names a peer that died before finishing.
+    ``positions`` are the errors' positions in the timeline the phases were read from.
     """
     if errors.empty or phases.end is None:
         return np.zeros(0, dtype=object)
@@ -127,7 +156,16 @@ def shutdown_noise(
         for row, blamed in zip(_values(peer["row"]), _values(peer["blamed"]), strict=True):
             named.setdefault(row, set()).add(str(blamed))
     noise = []
-    for label, t in zip(errors.index[late].tolist(), times[late].tolist(), strict=True):
+    rows = zip(
+        errors.index[late].tolist(),
+        _values(errors["node"][late]),
+        positions[late].tolist(),
+        times[late].tolist(),
+        strict=True,
+    )
+    for label, node, position, t in rows:
+        if phases.phase_before(str(node), position) != "finished":
+            continue
         if all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
             noise.append(label)
     return np.array(noise, dtype=object)

@@ -92,6 +92,10 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
     return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
 
 
+#: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
+_CLOSED_RE = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
+
+
 def _peers_gave_up(node: str, ev: Case) -> str | None:
     """After ``node`` went quiet, did its peers give up waiting on it — a timeout
     (``deadline_exceeded``) or the coordination service's heartbeat check
@@ -106,8 +110,12 @@ def _peers_gave_up(node: str, ev: Case) -> str | None:
         return None
     times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
     window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
-    firsts = window.sort_values("ts").drop_duplicates("node")["category"]
-    if len(firsts) and (firsts == "coordination_failure").mean() > 0.5:
+    firsts = window.sort_values("ts").drop_duplicates("node")
+    if "full_text" in firsts:  # a refused or reset connection: its process was gone, it died
+        texts = firsts["full_text"].fillna(firsts["message"]).astype(str)
+        if texts.str.contains(_CLOSED_RE).any():
+            return None
+    if len(firsts) and (firsts["category"] == "coordination_failure").mean() > 0.5:
         return "coordination_failure"
     return None
 
