@@ -403,3 +403,38 @@ def test_property_pem_across_lines_never_survives(before, after, raw, width, lab
     for no, t in numbered:
         shown = redactor.line(t, "f", no)
         assert not [s for s in secrets if s in shown]
+
+
+def test_an_unclosed_secret_value_stops_at_the_next_log_record():
+    """A value cut off mid-string (a 16 KiB Docker split) must not hide the log that follows."""
+    lines = [
+        f'2026-11-22 04:10:01.000000: I x.cc:1] creds {{"token": "{W1}',
+        f"{W2}",
+        '2026-11-22 04:10:02.000000: E x.cc:1] RPC failed: "Socket closed"',
+        "step 5",
+    ]
+    out = redact_lines(list(enumerate(lines, 1)))
+    assert W1 not in out[0] and W2 not in out[1]
+    assert out[2:] == lines[2:]
+
+
+def test_key_lines_each_with_a_log_prefix(tmp_path):
+    """A key logged line by line through a logger: every body line is a record of its own."""
+    import analyzer
+    from analyzer.report.redact import for_run
+
+    prefix = "2026-11-22 04:10:01,000 - INFO - "
+    body = [prefix + b for b in BODY]
+    lines = [
+        prefix + "-----BEGIN EC PRIVATE KEY-----",
+        *body,
+        prefix + "-----END EC PRIVATE KEY-----",
+    ]
+    lines.append("2026-11-22 04:10:02,000 - ERROR - Socket closed")
+    (tmp_path / "worker-0.log").write_text("\n".join(lines) + "\n")
+    run = analyzer.load(tmp_path)
+    R = for_run(run)
+    tl = run.timeline
+    shown = [R.line(t, f, n) for t, f, n in zip(tl["raw"], tl["file"], tl["line_no"], strict=True)]
+    assert not [b for b in BODY if any(b in s for s in shown)]
+    assert any("Socket closed" in s for s in shown)

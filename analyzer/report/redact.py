@@ -244,6 +244,8 @@ def redact_obj(obj: Any, *, skip: frozenset[str] = frozenset(), fn: Any = None) 
 
 #: How far (in lines) a multi-line secret may reach from the line that opens it.
 MAX_BLOCK_LINES = 400
+#: How far a quoted value may go on (a service-account key wrapped at 64 characters: ~30 lines).
+MAX_VALUE_LINES = 100
 #: Lines looked at around a line that may open a multi-line secret (``kind: Secret`` may come
 #: after ``data:`` when kubectl sorts the keys).
 _LOOK_AROUND = 80
@@ -336,6 +338,7 @@ class _Found:
     def __init__(self) -> None:
         self.lines: dict[int, set[str]] = {}
         self.public: set[int] = set()  # inside a certificate / public key: left alone
+        self.records: set[int] = set()  # lines that start a log record of their own
 
     def add(self, no: int, values: tuple[str, ...] | list[str]) -> None:
         values = [v for v in values if v and v != MARK]
@@ -376,7 +379,7 @@ def _scan_pem(nos: list[int], texts: list[str], found: _Found) -> None:
                 found.public.add(nos[k])
             elif _body_shaped(texts[k]):
                 found.add(nos[k], _pieces(texts[k]))
-            else:
+            elif nos[k] not in found.records:  # (another thread's log record is not the key)
                 found.whole(nos[k], texts[k])
         if end is not None and secret:
             before = texts[end][: _END.search(texts[end]).start()]
@@ -411,7 +414,7 @@ def _scan_quoted(nos: list[int], texts: list[str], found: _Found) -> None:
             if close < 0:
                 found.add(nos[i], [texts[i][m.end() :].strip()])
                 j = i + 1
-                while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES:
+                while j < n and nos[j] - nos[i] <= MAX_VALUE_LINES and nos[j] not in found.records:
                     close = _close_quote(texts[j], 0, quote)
                     if close < 0:
                         found.whole(nos[j], texts[j])
@@ -424,7 +427,12 @@ def _scan_quoted(nos: list[int], texts: list[str], found: _Found) -> None:
             if rest:  # closed on its line (``,``, ``}``, more keys): nothing continues
                 continue
             j = i + 1
-            while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES and (c := _CONCAT.match(texts[j])):
+            while (
+                j < n
+                and nos[j] - nos[i] <= MAX_VALUE_LINES
+                and nos[j] not in found.records
+                and (c := _CONCAT.match(texts[j]))
+            ):
                 found.whole(nos[j], texts[j])
                 if c[2]:
                     break
@@ -439,7 +447,7 @@ def _scan_blocks(nos: list[int], texts: list[str], found: _Found) -> None:
         if m:
             level = len(m[1])
             j = i + 1
-            while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES:
+            while j < n and nos[j] - nos[i] <= MAX_VALUE_LINES and nos[j] not in found.records:
                 t = texts[j]
                 if t.strip() and _indent(t) <= level:
                     break
@@ -451,11 +459,16 @@ def _scan_blocks(nos: list[int], texts: list[str], found: _Found) -> None:
             j = i + 1
             if _AUTH_OPEN.match(texts[i]) and j < n and nos[j] == nos[i] + 1:
                 t = texts[j]
-                if t.strip() and not _LOG_START.match(t) and not re.match(r"^\s*[\w-]+\s*:", t):
+                if (
+                    t.strip()
+                    and nos[j] not in found.records
+                    and not _LOG_START.match(t)
+                    and not re.match(r"^\s*[\w-]+\s*:", t)
+                ):
                     found.whole(nos[j], t)
                     j += 1
             while j < n and nos[j] == nos[j - 1] + 1 and texts[j][:1] in (" ", "\t"):
-                if not texts[j].strip():
+                if not texts[j].strip() or nos[j] in found.records:
                     break
                 found.whole(nos[j], texts[j])  # a folded header continues the value
                 j += 1
@@ -484,7 +497,7 @@ def _scan_k8s(nos: list[int], texts: list[str], found: _Found) -> None:
             continue
         level, brace = len(m[1]), bool(m[2])
         j, scalar = i + 1, None
-        while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES:
+        while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES and nos[j] not in found.records:
             t = texts[j]
             if brace and t.strip().startswith("}"):
                 break
@@ -508,7 +521,14 @@ def _scan_netrc(nos: list[int], texts: list[str], found: _Found) -> None:
     for i in range(n):
         if _NETRC_START.match(texts[i]):
             j = i
-            while j < n and (j == i or (nos[j] == nos[j - 1] + 1 and _NETRC_TOKEN.match(texts[j]))):
+            while j < n and (
+                j == i
+                or (
+                    nos[j] == nos[j - 1] + 1
+                    and nos[j] not in found.records
+                    and _NETRC_TOKEN.match(texts[j])
+                )
+            ):
                 found.add(nos[j], [v[1] for v in _NETRC_VALUE.finditer(texts[j])])
                 j += 1
         elif _LOGIN_LINE.match(texts[i]) and i + 1 < n and nos[i + 1] == nos[i] + 1:
@@ -535,15 +555,24 @@ def _scan_lines(nos: list[int], texts: list[str], found: _Found) -> None:
 _SCANS = (_scan_pem, _scan_quoted, _scan_blocks, _scan_k8s, _scan_netrc, _scan_lines)
 
 
-def find_secret_lines(lines: Iterable[tuple[int, str]]) -> dict[int, frozenset[str]]:
+def find_secret_lines(
+    lines: Iterable[tuple[int, str]], records: Iterable[int] | None = None
+) -> dict[int, frozenset[str]]:
     """The lines of one file that lie inside a multi-line secret, and what to hide on each.
 
-    ``lines`` are ``(line number, text)`` in ascending order; numbers may skip lines that are not
-    known (a condensed timeline). Returns ``{line number: parts of that line to hide}``.
+    ``lines`` are ``(line number, text)``; numbers may skip lines that are not known (a condensed
+    timeline). ``records``: the numbers of lines that start a log record of their own (a prefixed
+    line); a value that goes on over lines stops before one. By default, the lines that start
+    with a timestamp. Returns ``{line number: parts of that line to hide}``.
     """
     pairs = sorted({no: "" if t is None else str(t) for no, t in lines}.items())
     nos, texts = [p[0] for p in pairs], [p[1] for p in pairs]
     found = _Found()
+    found.records = (
+        set(records)
+        if records is not None
+        else {no for no, t in zip(nos, texts, strict=True) if _LOG_START.match(t)}
+    )
     for scan in _SCANS:
         scan(nos, texts, found)
     return {no: frozenset(v) for no, v in found.lines.items()}
@@ -729,6 +758,17 @@ def run_secret_lines(timeline: pd.DataFrame) -> dict[str, dict[int, frozenset[st
         c: timeline[c].astype(object).to_numpy() if c in timeline.columns else None
         for c in ("raw", "message", "detail")
     }
+    # a line that starts a record of its own: a parsed (prefixed) line, or one that starts with a time
+    record = np.zeros(len(timeline), dtype=bool)
+    if "format" in timeline.columns:
+        fmt = timeline["format"].astype(object).to_numpy()
+        record |= (fmt != "plain") & (fmt == fmt) & np.array([f is not None for f in fmt])
+    record |= np.asarray(
+        pc.fill_null(pc.match_substring_regex(arrow("raw"), _LOG_START.pattern), False).to_numpy(
+            zero_copy_only=False
+        ),
+        dtype=bool,
+    )
     out: dict[str, dict[int, frozenset[str]]] = {}
     for code in np.unique(codes[hit & ok]).tolist():
         rows = np.flatnonzero((codes == code) & ok)
@@ -743,7 +783,8 @@ def run_secret_lines(timeline: pd.DataFrame) -> dict[str, dict[int, frozenset[st
         known: dict[int, str] = {}
         for r in rows[wanted].tolist():
             _event_lines(known, int(line_no[r]), line_end[r], r, columns)
-        found = find_secret_lines(known.items())
+        starts = {int(line_no[r]) for r in rows[wanted & record[rows]].tolist()}
+        found = find_secret_lines(known.items(), starts)
         if found:
             out[str(names[code])] = found
     return out
