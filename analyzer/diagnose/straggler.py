@@ -1,143 +1,138 @@
 """Straggler: one node ran much slower than its peers, and the job ran at its pace.
 
-Signal: per node, its pace — the median step time it reports itself (``5ms/step``,
-``(0.52 s)``, ``global_step/sec``) or, when it reports none, the median interval between its
-progress reports — against the median of its peers'. A node at ``STRAGGLER_FACTOR`` times its
-peers' pace or more is the straggler; so is a node whose step count lags its peers' by that
-factor over the same time (asynchronous training, where the others do not wait). Since when:
-its first report at that pace. What its own log says then: its lines in that window that are
-not progress reports. Nothing may have failed with an error of its own (such a run has another
-verdict), and the run may have finished: a straggler slows a job down, it need not stop it.
+Signals, from the progress each node reported (:mod:`analyzer.progress`):
 
-With a baseline (``--baseline``), a job whose step rate fell by ``STRAGGLER_FACTOR`` or more
-against the good run is slow as a whole; the node is then the one whose own pace fell most, or
-the first whose log diverges from the baseline.
+- **The job slowed down** (:func:`slowdown`): the time per step of the job (the earliest
+  report of each step) rose to ``SLOW_FACTOR`` times its early pace and stayed there for a
+  good part of the run. That says when; the node comes from the signals below.
+- **Its own step time is out of line with its peers'** over that window (or the whole run):
+  ``STRAGGLER_FACTOR`` times higher — it is slow itself — or, in a synchronous job where every
+  node reports at the same pace, that many times *lower* while its peers' step time fills most
+  of the step: they spend the step waiting at the collective for it, it does not wait at all.
+- **Its step count lags** its peers' by that factor over the same time (asynchronous
+  training, where the others do not wait).
+- With a baseline (``--baseline``): the job's step rate fell by ``SLOW_FACTOR`` against the good
+  run; the node is then the one whose own rate fell most.
+
+What its own log says in the window (its lines that are not progress) goes into the evidence.
+Nothing may have failed with an error of its own before the job ended (such a run has another
+verdict); the run may have finished: a straggler slows a job down, it need not stop it. A job
+that slowed down while no signal names a node gets the verdict without a node, and says so.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from analyzer.diagnose.common import _node_order
-from analyzer.diagnose.stall import Stall, errors_before, evidence_row, job_end, node_pace
+from analyzer.diagnose.stall import Stall, errors_before, evidence_row, job_end, outside_end
 
 if TYPE_CHECKING:
     from analyzer.diagnose.case import Case
 
-STRAGGLER_FACTOR = 3.0  #: this many times its peers' step time (or this share of their steps)
+STRAGGLER_FACTOR = 3.0  #: a node's step time this many times its peers' (or a fraction of it)
+SLOW_FACTOR = 2.5  #: the job's time per step rose this many times over its early pace
 MIN_REPORTS = 3  #: reports a node needs before its pace is judged
+SLOW_SHARE = 0.25  #: ... and the slow window must hold this share of the job's steps (>= 5)
+WAIT_SHARE = 0.5  #: peers waiting at the collective spend this share of the step in it
 OWN_LINES = 2  #: lines of its own log (not progress) shown from its slow window
 
 
-def _paces(progress: pd.DataFrame) -> tuple[pd.Series, str]:
-    """Per node, its pace in seconds per step (or per report), and what was measured."""
-    pace = node_pace(progress)
-    pace = pace[pace["reports"] >= MIN_REPORTS]
-    if pace.empty:
-        return pd.Series(dtype=float), ""
-    own = pace["step_time"]
-    if own.notna().sum() >= 2 and own.notna().all():
-        return own.astype(float), "its reported step time"
-    interval = pace["interval"]
-    if interval.notna().sum() >= 2:
-        return interval.dropna().astype(float), "the interval between its progress reports"
-    return pd.Series(dtype=float), ""
+@dataclass
+class Slowdown:
+    since: Any  #: the time of the first slow step
+    since_step: float
+    before_s: float  #: median time per step before
+    after_s: float  #: ... and after
+
+    @property
+    def factor(self) -> float:
+        return self.after_s / self.before_s if self.before_s > 0 else float("inf")
 
 
-def detect_straggler(
-    progress: pd.DataFrame, ev: Case, timeline: pd.DataFrame, comparison: Any = None
-) -> Stall | None:
-    """A :class:`Stall` of category ``straggler`` when the run shows one, else None."""
-    end = job_end(ev)
-    if end is None or not errors_before(ev, end + pd.Timedelta(seconds=1)).empty:
-        return None
-    if ev.silent or ev.blocked:
-        return None
-    paces, measured = _paces(progress)
-    node, ratio, peers = None, 0.0, []
-    if len(paces) >= 2:
-        for n, p in paces.items():
-            others = paces.drop(index=n)
-            base = float(np.median(others))
-            if base > 0 and p / base >= STRAGGLER_FACTOR and p / base > ratio:
-                node, ratio, peers = (
-                    str(n),
-                    p / base,
-                    sorted(map(str, others.index), key=_node_order),
-                )
-    lag = _step_lag(progress)
-    if node is None and lag is not None:
-        node, ratio, peers = lag
-        measured = "its step count against its peers' over the same time"
-    baseline_note = None
-    if comparison is not None:
-        slower = comparison.rate_ratio()
-        if slower is not None and slower >= STRAGGLER_FACTOR:
-            baseline_note = (
-                f"the job ran {slower:.1f}x slower than the baseline "
-                f"({comparison.rate[1]:.3g} vs {comparison.rate[0]:.3g} steps/s)"
-            )
-            if node is None:
-                node = _slowest_against_baseline(comparison) or comparison.first_new
-                ratio = slower
-                measured = "the job's step rate against the baseline's"
-                peers = sorted(
-                    (n for n in ev.facts if n != node and not ev.facts[n].missing),
-                    key=_node_order,
-                )
-    if node is None:
-        return None
-    since_row, since = _slow_since(progress, node, paces, ratio)
-    own = _own_lines(timeline, node, since, progress)
-    reasons = [f"{node}'s pace is {ratio:.1f}x its peers' (measured by {measured})"]
-    if baseline_note:
-        reasons.append(baseline_note)
-    evidence = [evidence_row(ev, timeline, since_row, f"{node}'s report at its slow pace")]
-    peer_rows = _typical_rows(progress, peers[:2])
-    evidence += [
-        evidence_row(ev, timeline, r, f"{p}'s report at the same time") for p, r in peer_rows
-    ]
-    evidence += [evidence_row(ev, timeline, r, f"{node}'s own log while it was slow") for r in own]
-    finished = ev.phases.finished(node) is not None or any(
-        ev.phases.finished(n) is not None for n in ev.facts
-    )
-    what = (
-        f"ran {ratio:.1f}x slower than its peers"
-        + (f" from {pd.Timestamp(since).strftime('%H:%M:%S')} UTC on" if since is not None else "")
-        + f" (by {measured}), and the job ran at its pace"
-        + ("; the job finished, late" if finished else "")
-    )
-    confidence = (
-        min(0.9, 0.5 + 0.1 * ratio)
-        if measured != "the job's step rate against the baseline's"
-        else 0.5
-    )
-    return Stall(
-        category="straggler",
-        node=node,
-        time=since,
-        what=what,
-        confidence=confidence,
-        evidence=evidence,
-        reasons=reasons,
-        victims=[p for p in peers if p != node],
-        details={"ratio": ratio, "measured": measured, "paces": paces.to_dict()},
-        ambiguity=None,
-    )
+def _steps(progress: pd.DataFrame) -> pd.DataFrame:
+    return progress[progress["step"].notna() & (progress["source"] != "checkpoint")]
 
 
-def _step_lag(progress: pd.DataFrame) -> tuple[str, float, list[str]] | None:
-    """A node whose steps over its reporting time are ``STRAGGLER_FACTOR`` times fewer than
-    its peers' (local step counts of asynchronous training)."""
-    prog = progress[
-        progress["step"].notna() & progress["timed"] & (progress["source"] != "checkpoint")
-    ]
-    if prog["node"].nunique() < 2:
+def slowdown(progress: pd.DataFrame) -> Slowdown | None:
+    """When the job's time per step rose ``SLOW_FACTOR`` times over its early pace and stayed
+    there (see the module doc), else None."""
+    timed = _steps(progress)
+    timed = timed[timed["timed"].to_numpy(dtype=bool)]
+    if timed.empty:
         return None
-    g = prog.groupby("node")
+    first = timed.groupby("step")["ts"].min().sort_index()
+    if len(first) < 10:
+        return None
+    steps = first.index.to_numpy(dtype=float)
+    secs = (first - first.iloc[0]).dt.total_seconds().to_numpy()
+    per_step = np.diff(secs) / np.diff(steps)
+    n = len(per_step)
+    head = max(3, n // 5)
+    before = float(np.median(per_step[1:head])) if head > 1 else float(np.median(per_step))
+    if before <= 0:
+        return None
+    slow = per_step >= SLOW_FACTOR * before
+    window = max(5, int(SLOW_SHARE * n))
+    # the first slow step from which most of the following steps stay slow
+    tail_share = np.cumsum(slow[::-1])[::-1] / np.arange(n, 0, -1)
+    for i in np.flatnonzero(slow):
+        if i < head or n - i < window:
+            continue
+        if tail_share[i] >= 0.8:
+            after = float(np.median(per_step[i:]))
+            return Slowdown(first.iloc[i + 1], steps[i + 1], before, after)
+    return None
+
+
+def _window(progress: pd.DataFrame, since_step: float | None) -> pd.DataFrame:
+    rows = _steps(progress)
+    if since_step is not None:
+        rows = rows[rows["step"] >= since_step]
+    return rows
+
+
+def _own_time_outlier(
+    rows: pd.DataFrame, job_step_s: float | None
+) -> tuple[str, float, str, list[str]] | None:
+    """(node, factor, how, peers) for a node whose reported step time is out of line."""
+    times = rows.groupby("node")["step_time_s"].agg(["median", "count"])
+    times = times[(times["count"] >= MIN_REPORTS) & times["median"].notna()]
+    if len(times) < 2:
+        return None
+    best = None
+    for node, med in times["median"].items():
+        peers = times["median"].drop(index=node)
+        base = float(np.median(peers))
+        if base <= 0 or med <= 0:
+            continue
+        high = med / base
+        low = base / med
+        spread = float(peers.max() / peers.min()) if peers.min() > 0 else np.inf
+        peers_wait = job_step_s is None or base >= WAIT_SHARE * job_step_s
+        if high >= STRAGGLER_FACTOR and (best is None or high > best[1]):
+            best = (str(node), high, "slow", sorted(map(str, peers.index), key=_node_order))
+        elif (
+            low >= STRAGGLER_FACTOR
+            and spread < 1.5
+            and peers_wait
+            and (best is None or low > best[1])
+        ):
+            best = (str(node), low, "waited for", sorted(map(str, peers.index), key=_node_order))
+    return best
+
+
+def _step_lag(rows: pd.DataFrame) -> tuple[str, float, str, list[str]] | None:
+    """A node whose reports over its reporting time are ``STRAGGLER_FACTOR`` times fewer than
+    its peers' (local steps of asynchronous training)."""
+    rows = rows[rows["timed"].to_numpy(dtype=bool)]
+    if rows["node"].nunique() < 2:
+        return None
+    g = rows.groupby("node")
     span = (g["ts"].max() - g["ts"].min()).dt.total_seconds()
     reports = g.size()
     ok = (span > 0) & (reports >= MIN_REPORTS)
@@ -149,8 +144,108 @@ def _step_lag(progress: pd.DataFrame) -> tuple[str, float, list[str]] | None:
         others = per_s.drop(index=n)
         base = float(np.median(others))
         if r > 0 and base / r >= STRAGGLER_FACTOR and (best is None or base / r > best[1]):
-            best = (str(n), base / r, sorted(map(str, others.index), key=_node_order))
+            best = (str(n), base / r, "lags", sorted(map(str, others.index), key=_node_order))
     return best
+
+
+def detect_straggler(
+    progress: pd.DataFrame, ev: Case, timeline: pd.DataFrame, comparison: Any = None
+) -> Stall | None:
+    """A :class:`Stall` of category ``straggler`` when the run shows one, else None."""
+    outside = outside_end(ev, timeline)
+    end = job_end(ev, skip=outside.sources)
+    if end is None or not errors_before(ev, end + pd.Timedelta(seconds=1)).empty:
+        return None
+    if ev.silent or ev.blocked or outside.time is not None:
+        return None
+    slow = slowdown(progress)
+    rows = _window(progress, slow.since_step if slow else None)
+    found = _own_time_outlier(rows, slow.after_s if slow else None) or _step_lag(rows)
+    reasons: list[str] = []
+    if slow is not None:
+        reasons.append(
+            f"the job's time per step rose {slow.factor:.1f}x (from {slow.before_s:.3g} s to "
+            f"{slow.after_s:.3g} s) from step {slow.since_step:g} on"
+        )
+    base_slower = comparison.rate_ratio() if comparison is not None else None
+    if base_slower is not None and base_slower >= SLOW_FACTOR:
+        reasons.append(
+            f"the job ran {base_slower:.1f}x slower than the baseline "
+            f"({comparison.rate[1]:.3g} vs {comparison.rate[0]:.3g} steps/s)"
+        )
+        if found is None:
+            node = _slowest_against_baseline(comparison)
+            if node is not None:
+                found = (node, base_slower, "slower than in the baseline", [])
+    if found is None and slow is None and not reasons:
+        return None
+    tasks = sorted(
+        (n for n in ev.facts if n not in outside.sources and not ev.facts[n].missing),
+        key=_node_order,
+    )
+    if found is None:
+        # the job slowed down, and no signal names the node it waited for
+        what = (
+            f"ran {slow.factor:.1f}x slower from step {slow.since_step:g} on, at the pace of a "
+            "task the logs do not name"
+        )
+        evidence = [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
+        return Stall(
+            category="straggler",
+            node=None,
+            time=slow.since,
+            what=what,
+            confidence=0.3,
+            evidence=evidence,
+            reasons=reasons,
+            ambiguity=(
+                "no node reports a step time out of line with its peers', and no node's step "
+                "count lags: the logs do not tell which task was slow (per-task step timing "
+                "or a good run to compare with, --baseline, would)"
+            ),
+            victims=[],
+            details={"factor": slow.factor},
+        )
+    node, factor, how, peers = found
+    phrase = {
+        "slow": f"its own step time is {factor:.1f}x its peers'",
+        "waited for": (
+            f"its peers' step time is {factor:.1f}x its own: they spent each step waiting at the "
+            "collective for it"
+        ),
+        "lags": f"it made {factor:.1f}x fewer steps than its peers in the same time",
+        "slower than in the baseline": f"its step rate fell most against the baseline ({factor:.1f}x)",
+    }[how]
+    reasons.append(f"{node}: {phrase}")
+    since_row, since = _first_slow(progress, node, slow)
+    evidence = [evidence_row(ev, timeline, since_row, f"{node}'s report in the slow window")]
+    evidence += [
+        evidence_row(ev, timeline, r, f"{p}'s report of the same step")
+        for p, r in _peer_rows(progress, peers[:2], since_row)
+    ]
+    evidence += [
+        evidence_row(ev, timeline, r, f"{node}'s own log while it was slow")
+        for r in _own_lines(timeline, node, since, progress)
+    ]
+    finished = any(ev.phases.finished(n) is not None for n in tasks)
+    what = (
+        (f"slowed the job {slow.factor:.1f}x" if slow else "ran slower than its peers")
+        + (f" from {pd.Timestamp(since).strftime('%H:%M:%S')} UTC on" if since is not None else "")
+        + f" ({phrase})"
+        + ("; the job finished, late" if finished else "")
+    )
+    confidence = min(0.85, 0.45 + 0.08 * factor + (0.1 if slow else 0.0))
+    return Stall(
+        category="straggler",
+        node=node,
+        time=since,
+        what=what,
+        confidence=confidence,
+        evidence=evidence,
+        reasons=reasons,
+        victims=[p for p in (peers or tasks) if p != node],
+        details={"factor": factor, "how": how, "slowdown": slow.factor if slow else None},
+    )
 
 
 def _slowest_against_baseline(comparison: Any) -> str | None:
@@ -160,50 +255,57 @@ def _slowest_against_baseline(comparison: Any) -> str | None:
             slower = n.baseline_rate / n.rate
             if slower > worst:
                 worst, node = slower, n.node
-    return node
+    return node if worst >= SLOW_FACTOR else None
 
 
-def _slow_since(
-    progress: pd.DataFrame, node: str, paces: pd.Series, ratio: float
-) -> tuple[Any, Any]:
-    """The first report of ``node`` at its slow pace: (timeline row, time)."""
-    mine = progress[(progress["node"] == node) & (progress["source"] != "checkpoint")]
+def _slow_rows(progress: pd.DataFrame, slow: Slowdown) -> list[tuple[Any, str]]:
+    rows = _steps(progress)
+    before = rows[rows["step"] < slow.since_step]
+    after = rows[rows["step"] >= slow.since_step]
+    out = []
+    if not before.empty:
+        out.append((before.iloc[-1]["row"], "the last report at the early pace"))
+    if not after.empty:
+        out.append((after.iloc[0]["row"], "the first report at the slow pace"))
+    return out
+
+
+def _first_slow(progress: pd.DataFrame, node: str, slow: Slowdown | None) -> tuple[Any, Any]:
+    """The first report of ``node`` in the slow window: (timeline row, time)."""
+    mine = _steps(progress)
+    mine = mine[mine["node"] == node]
+    if slow is not None:
+        mine = mine[mine["step"] >= slow.since_step]
     if mine.empty:
-        return None, None
-    others = paces.drop(index=node, errors="ignore")
-    base = float(np.median(others)) if len(others) else np.nan
-    slow = mine
-    if not np.isnan(base) and mine["step_time_s"].notna().any():
-        slow = mine[mine["step_time_s"] >= base * max(STRAGGLER_FACTOR, ratio / 2)]
-    elif not np.isnan(base):
-        gaps = mine["ts"].diff().dt.total_seconds()
-        slow = mine[gaps >= base * max(STRAGGLER_FACTOR, ratio / 2)]
-    first = (slow if not slow.empty else mine).iloc[0]
-    return first["row"], first["ts"]
+        return None, slow.since if slow else None
+    first = mine.iloc[0]
+    when = first["ts"] if bool(first["timed"]) or slow is None else slow.since
+    return first["row"], when
 
 
-def _typical_rows(progress: pd.DataFrame, peers: list[str]) -> list[tuple[str, Any]]:
+def _peer_rows(progress: pd.DataFrame, peers: list[str], row: Any) -> list[tuple[str, Any]]:
+    rows = _steps(progress)
+    step = rows.loc[rows["row"] == row, "step"]
     out = []
     for p in peers:
-        rows = progress[(progress["node"] == p) & progress["step"].notna()]
-        if not rows.empty:
-            out.append((p, rows.iloc[len(rows) // 2]["row"]))
+        theirs = rows[rows["node"] == p]
+        if not step.empty:
+            same = theirs[theirs["step"] == step.iloc[0]]
+            theirs = same if not same.empty else theirs
+        if not theirs.empty:
+            out.append((p, theirs.iloc[0]["row"]))
     return out
 
 
 def _own_lines(timeline: pd.DataFrame, node: str, since: Any, progress: pd.DataFrame) -> list:
-    """Up to ``OWN_LINES`` rows of ``node``'s log from ``since`` on that are not progress:
-    what it said while it was slow (warnings first)."""
+    """Up to ``OWN_LINES`` warnings or errors of ``node``'s log from ``since`` on that are not
+    progress: what it said while it was slow."""
     if since is None or timeline.empty:
         return []
     mine = timeline[(timeline["node"] == node).to_numpy(dtype=bool)]
     ts = pd.to_datetime(mine["ts"].astype(object), utc=True)
     mine = mine[(ts >= since).to_numpy()]
     mine = mine[~mine.index.isin(set(progress["row"]))]
-    if mine.empty:
-        return []
     level = mine["level"].astype(object).fillna("")
-    ranked = mine.assign(_w=(~level.isin(["WARNING", "ERROR"])).astype(int)).sort_values(
-        ["_w"], kind="stable"
-    )
-    return list(ranked.index[:OWN_LINES])
+    mine = mine[level.isin(["WARNING", "ERROR", "FATAL"]).to_numpy()]
+    return list(mine.index[:OWN_LINES])
