@@ -147,14 +147,16 @@ def _progress(console):
         TextColumn("reading logs"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),  # a file name: shown as it is, escaped
         console=console,
         transient=True,
     )
     task = bar.add_task("", total=None)
 
     def update(done: int, total: int, name: str) -> None:
-        bar.update(task, completed=done, total=total, description=name[-40:])
+        from analyzer.report.common import printable
+
+        bar.update(task, completed=done, total=total, description=printable(name[-40:]))
 
     return bar, update
 

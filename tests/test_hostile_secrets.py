@@ -216,3 +216,17 @@ def test_property_no_view_contains_the_secret(tmp_path_factory, before, after, s
     assert all(any(p in t for t in tl["raw"]) for p in parts)  # the input has them
     for view, text in views.items():
         assert not [p for p in parts if p in text], view
+
+
+def test_progress_bar_shows_a_hostile_file_name_escaped():
+    """``tfdiag analyze`` on a terminal names the file it reads: a name is not markup or codes."""
+    from analyzer.cli import _progress
+
+    buf = io.StringIO()
+    bar, update = _progress(Console(file=buf, force_terminal=True, width=120))
+    with bar:
+        update(1, 2, "[bold red]x[/bold red]\x1b]0;pwned\x07.log")
+        bar.refresh()
+    out = buf.getvalue()
+    assert "\x1b]0;pwned" not in out and "\x07" not in out
+    assert "\\x1b]0;pwned\\x07.log" in out and "[bold red]x[/bold red]" in out
