@@ -279,6 +279,8 @@ def compare(baseline: Run, failed: Run) -> Comparison:
     bphase, fphase = _phases(baseline), _phases(failed)
     bnodes = [n for n, i in baseline.ingest.nodes.items() if not i.missing]
     fnodes = [n for n, i in failed.ingest.nodes.items() if not i.missing]
+    # (node counts: tasks of the cluster, not a launcher's or scheduler's own log)
+    btasks, ftasks = _tasks(baseline, bnodes), _tasks(failed, fnodes)
     nodes: list[NodeDiff] = []
     for node in sorted(set(bnodes) | set(fnodes), key=_order):
         presence = (
@@ -333,16 +335,22 @@ def compare(baseline: Run, failed: Run) -> Comparison:
         nodes.append(d)
     rate = (_job_rate(bsum), _job_rate(fsum))
     last_step = (_max(bsum, "last_step"), _max(fsum, "last_step"))
-    differences = _differences(baseline, failed, nodes, rate, last_step, len(bnodes), len(fnodes))
+    differences = _differences(baseline, failed, nodes, rate, last_step, btasks, ftasks)
     return Comparison(
         _label(baseline),
         _label(failed),
         nodes,
         differences,
-        (len(bnodes), len(fnodes)),
+        (btasks, ftasks),
         rate,
         last_step,
     )
+
+
+def _tasks(run: Run, nodes: list[str]) -> int:
+    """How many of ``nodes`` are tasks (``job:index``) of the run (all of them if none is)."""
+    tasks = [n for n in nodes if run.ingest.nodes[n].task_index is not None]
+    return len(tasks) or len(nodes)
 
 
 def _job_rate(summ: pd.DataFrame) -> float | None:

@@ -1,0 +1,141 @@
+"""Hang and straggler on the real lab runs (tests/corpus/lab/<style>/<run>/ with truth.json).
+
+The runs are chosen at collection time: every committed run of the styles the diagnosis was
+tuned on whose fault family is ``hang`` or ``straggler`` must get its truth (node and category),
+through the condensed ``tfdiag analyze`` path and the full notebook path; every healthy run of
+those styles must stay ``none``. The held-out style (tests/corpus/lab/protocol.json) is not
+looked at here: its accuracy is measured once, with ``tfdiag evaluate``, and reported apart.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SAMPLE_LOGS
+
+from analyzer.run import load
+
+LAB = ROOT / "tests" / "corpus" / "lab"
+
+
+def _holdout() -> set[str]:
+    try:
+        return set(json.loads((LAB / "protocol.json").read_text())["holdout_styles"])
+    except (OSError, ValueError, KeyError):
+        return set()
+
+
+def _runs(families: set[str]) -> list[tuple[Path, dict]]:
+    out = []
+    holdout = _holdout()
+    for truth_file in sorted(LAB.glob("*/*/truth.json")):
+        truth = json.loads(truth_file.read_text())
+        if truth.get("style") in holdout or truth.get("family") not in families:
+            continue
+        out.append((truth_file.parent, truth))
+    return out
+
+
+STALLS = _runs({"stall/hang", "straggler"})
+HEALTHY = _runs({"healthy"})
+
+
+def _id(item: tuple[Path, dict]) -> str:
+    return f"{item[0].parent.name}/{item[0].name}"
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    """(folder, truth, condensed verdict, full verdict) of every stall run, loaded once."""
+    out = []
+    for folder, truth in STALLS:
+        out.append(
+            (
+                folder,
+                truth,
+                load(folder, condensed=True).root_cause,
+                load(folder).root_cause,
+            )
+        )
+    return out
+
+
+def test_hang_and_straggler_are_right_on_two_styles_each(verdicts):
+    """The done criterion: for each of hang and straggler, runs of at least two cluster styles
+    get node and category right (on both the analyze and the notebook path)."""
+    for category in ("hang", "straggler"):
+        right = {
+            truth["style"]
+            for _, truth, cond, full in verdicts
+            if truth["root_cause_category"] == category
+            and (cond.node, cond.category) == (full.node, full.category)
+            and (cond.node, cond.category) == (truth["first_failing_node"], category)
+        }
+        wrong = [
+            f"{f.parent.name}/{f.name}: {c.node}/{c.category}"
+            for f, truth, c, _ in verdicts
+            if truth["root_cause_category"] == category
+            and (c.node, c.category) != (truth["first_failing_node"], category)
+        ]
+        assert len(right) >= 2, f"{category}: right on {sorted(right)} only; wrong: {wrong}"
+
+
+@pytest.mark.parametrize("item", STALLS, ids=_id)
+def test_stall_runs_get_their_category(item, verdicts):
+    """Every stall or straggler run gets its category on both paths, and a node only when the
+    node is right (a wrong node is worse than none); its evidence quotes log lines."""
+    folder, truth = item
+    for f, _, cond, full in verdicts:
+        if f != folder:
+            continue
+        for rc in (cond, full):
+            assert rc.category == truth["root_cause_category"]
+            assert rc.evidence, "a verdict without a single log line"
+            if rc.node is not None and rc.node != truth["first_failing_node"]:
+                assert rc.ambiguity, f"a wrong node ({rc.node}) named without a doubt"
+
+
+@pytest.mark.parametrize("item", HEALTHY, ids=_id)
+def test_healthy_runs_stay_none(item):
+    folder, _ = item
+    for condensed in (True, False):
+        assert load(folder, condensed=condensed).root_cause.category == "none"
+
+
+def test_sample_healthy_stays_none_and_samples_keep_their_verdicts():
+    assert load(SAMPLE_LOGS / "healthy", condensed=True).root_cause.category == "none"
+    # a hung peer that its peers' collectives then time out on stays deadline_exceeded
+    rc = load(SAMPLE_LOGS / "stalled_worker_deadline", condensed=True).root_cause
+    assert (rc.node, rc.category) == ("worker:1", "deadline_exceeded")
+
+
+def _pairs() -> list[tuple[Path, Path]]:
+    """(healthy run, stall run) of the same style and the same file layout."""
+    healthy = {(t["style"], f.name.rsplit("-", 1)[-1]): f for f, t in HEALTHY}
+    out = []
+    for folder, truth in STALLS:
+        key = (truth["style"], folder.name.rsplit("-", 1)[-1])
+        if key in healthy:
+            out.append((healthy[key], folder))
+    return out
+
+
+@pytest.mark.parametrize("pair", _pairs(), ids=lambda p: f"{p[1].parent.name}/{p[1].name}")
+def test_baseline_keeps_the_verdict_and_shows_the_difference(pair):
+    good, failed = pair
+    truth = json.loads((failed / "truth.json").read_text())
+    run = load(failed, baseline=good, condensed=True)
+    rc = run.root_cause
+    alone = load(failed, condensed=True).root_cause
+    # the comparison may add a node the logs alone could not tell; it never loses a right one
+    assert rc.category == truth["root_cause_category"]
+    assert rc.node in {alone.node, truth["first_failing_node"]}
+    if alone.node == truth["first_failing_node"]:
+        assert rc.node == alone.node
+    c = run.comparison
+    assert c is not None and c.node_count[0] == c.node_count[1]
+    assert c.differences, "a hung or slow run that differs in nothing from a good one"
+    data = run.to_dict()
+    assert data["baseline"]["failed"] == str(failed)
