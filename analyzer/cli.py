@@ -54,7 +54,11 @@ def _root(
 
 
 PathsArg = Annotated[
-    list[str], typer.Argument(help="Log folders, files or globs.", show_default=False)
+    list[str],
+    typer.Argument(
+        help="Log folders, files or globs; '-' reads one log from standard input.",
+        show_default=False,
+    ),
 ]
 TzOpt = Annotated[
     list[str] | None,
@@ -197,12 +201,27 @@ def analyze(
             help="Logs of a good run of the same job to compare with (repeatable for several paths).",
         ),
     ] = None,
+    node: Annotated[
+        str | None,
+        typer.Option(
+            "--node",
+            help="The node standard input ('-') is from, e.g. worker:1 (default: <stdin>).",
+        ),
+    ] = None,
 ) -> int:
     """Ingest the logs of all nodes, classify every event, and name the first failing node."""
     from rich.console import Console
 
     from analyzer.report.terminal import print_report
     from analyzer.run import load
+    from analyzer.sources import STDIN, UsageError, use_stdin
+
+    if STDIN in paths:
+        if sys.stdin.isatty():
+            print("tfdiag: reading a log from standard input; end it with Ctrl-D", file=sys.stderr)
+        use_stdin(node)
+    elif node:
+        raise UsageError("--node names the node of standard input: use it with 'tfdiag analyze -'")
 
     options = _options(tz, year, patterns, workers, max_bytes, follow_links, engine, scheduler)
     options.condensed = True
@@ -403,16 +422,24 @@ def _lab_matrix(out, list_, style, fault, limit) -> int:
 def evaluate(
     folders: Annotated[
         list[str],
-        typer.Argument(help="Folders with a truth.json each (or a parent of such folders)."),
+        typer.Argument(
+            help="Folders with a truth.json each (or a parent of such folders), or one folder "
+            "of excerpts with a labels.csv."
+        ),
     ],
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="List only the wrong verdicts, then the summary.")
     ] = False,
+    only: Annotated[
+        str | None,
+        typer.Option("--only", help="Excerpts: only this split (tune or holdout)."),
+    ] = None,
 ) -> int:
-    """Diagnose labelled incidents (folders with truth.json) and print the accuracy."""
+    """Diagnose labelled incidents (runs with truth.json, or excerpts with labels.csv) and print
+    the accuracy."""
     from analyzer.evaluate import main as evaluate_main
 
-    return evaluate_main(folders, quiet=quiet)
+    return evaluate_main(folders, quiet=quiet, only=only)
 
 
 def _add_patterns_group() -> None:

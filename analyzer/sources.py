@@ -15,9 +15,12 @@ import glob
 import io
 import lzma
 import os
+import re
 import stat
+import sys
 import tarfile
 import threading
+import time
 import zipfile
 import zlib
 from collections import Counter
@@ -126,6 +129,7 @@ class Source:
     size: int = 0  #: size on disk (compressed), or the member's size
     mtime: float = 0.0
     offset: int | None = None  #: the member's header offset (a bundle may repeat a name)
+    data: bytes | None = field(default=None, repr=False, compare=False)  #: standard input's bytes
 
     @property
     def logical_name(self) -> str:
@@ -156,6 +160,47 @@ class Discovery:
 
 class UsageError(Exception):
     """A mistake in what the user asked for (a path that does not exist); exit code 2."""
+
+
+#: The path argument that means standard input (``kubectl logs pod | tfdiag analyze -``).
+STDIN = "-"
+#: Standard input's bytes and the name they go by, once read (it can be read only once).
+_stdin: tuple[bytes, str] | None = None
+
+
+def stdin_name(node: str | None) -> str:
+    """The name standard input goes by: ``<stdin>``, or the node the user named with --node.
+
+    ``worker:1``, ``worker-1`` and ``/job:worker/replica:0/task:1`` all become ``worker-1`` (the
+    file-name form the identity step reads); any other name is kept as given.
+    """
+    if not node:
+        return "<stdin>"
+    m = re.fullmatch(r"(?:/job:)?([A-Za-z][\w-]*?)(?:(?:[:_-]|/replica:\d+/task:)(\d+))?", node)
+    if not m:
+        return node
+    return f"{m.group(1)}-{m.group(2)}" if m.group(2) else m.group(1)
+
+
+def use_stdin(node: str | None = None, stream=None) -> bytes:
+    """Read standard input once, into memory, for the ``-`` path; raise if it is empty."""
+    global _stdin
+    stream = stream if stream is not None else sys.stdin.buffer
+    data = stream.read()
+    if not data.strip():
+        raise UsageError(
+            "standard input is empty (paste a log, or pipe one: kubectl logs POD | tfdiag analyze -)"
+        )
+    _stdin = (data, stdin_name(node))
+    return data
+
+
+def _add_stdin(found: Discovery) -> None:
+    if _stdin is None:
+        use_stdin()
+    assert _stdin is not None
+    data, name = _stdin
+    found.sources.append(Source(Path(name), name, size=len(data), mtime=time.time(), data=data))
 
 
 def _is_archive(name: str) -> bool:
@@ -226,7 +271,10 @@ def discover(paths: Iterable[str | os.PathLike[str]], *, follow_links: bool = Fa
     """
     found = Discovery()
     seen: set[tuple[str, str | None]] = set()
-    expanded = [(p, arg) for arg in paths for p in _expand(arg)]
+    paths = list(paths)
+    if any(os.fspath(p) == STDIN for p in paths):
+        _add_stdin(found)
+    expanded = [(p, arg) for arg in paths if os.fspath(arg) != STDIN for p in _expand(arg)]
     for path, _arg in expanded:
         if path.is_dir():
             root = path
@@ -536,7 +584,9 @@ def _tar_member(src: Source) -> tuple[tarfile.TarFile, tarfile.TarInfo]:
 @contextlib.contextmanager
 def _open_raw(src: Source) -> Iterator[io.BufferedIOBase]:
     with contextlib.ExitStack() as stack:
-        if src.archive:
+        if src.data is not None:
+            raw = stack.enter_context(io.BytesIO(src.data))
+        elif src.archive:
             try:
                 raw = _open_member(stack, src)
             except OSError:
@@ -656,6 +706,10 @@ def read_source(src: Source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResul
     Never raises for bad data: a truncated or corrupt stream keeps what was decoded and
     adds a problem; a file that cannot be opened raises ``OSError`` for the caller to report.
     """
+    if src.data is not None:  # standard input, read once into memory
+        if len(src.data) <= max_bytes:
+            return ReadResult(src.data, [])
+        return ReadResult(src.data[:max_bytes], [_cap_problem(max_bytes)])
     if not src.compression and not src.archive:
         try:  # the common case in one read: no chunk list, no join
             with open(src.path, "rb") as f:

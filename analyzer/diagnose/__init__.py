@@ -70,6 +70,7 @@ from analyzer.diagnose.case import Case, _intrinsic_findings
 from analyzer.diagnose.clocks import estimate_clock_offsets
 from analyzer.diagnose.common import KEYWORDS, _Columns
 from analyzer.diagnose.consistency import check_consistency
+from analyzer.diagnose.excerpt import excerpt_diagnosis, is_excerpt
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
 from analyzer.diagnose.phases import node_phases, shutdown_noise
 from analyzer.diagnose.scoring import _rank
@@ -190,6 +191,8 @@ def diagnose(
     notes: list[str] = []
     ev = gather(timeline, findings, ingest, rules, notes)
     _note_inputs(ev, notes)
+    if is_excerpt(ev):  # one node's lines, no peers: see analyzer/diagnose/excerpt.py
+        return excerpt_diagnosis(ev, rules, notes)
     stall = find_stall(ev, timeline, progress, comparison)
     if stall is not None:
         return stall_diagnosis(stall, ev, rules, notes)

@@ -1,0 +1,217 @@
+"""Excerpts: one node's lines and no peers — a paste in a ticket, ``kubectl logs pod | tfdiag``.
+
+With a single node's log the cross-node reasoning of the other steps has nothing to weigh: no
+peer says who stopped first, no clock to compare, and a peer that the lines name is not "missing"
+in any meaningful sense — its log simply was not pasted. So the verdict of an excerpt is built
+from the lines alone, and says only what they support:
+
+- **The category** is that of the node's strongest finding. A specific cause (out of memory, a
+  version or dtype mismatch, a port in use, a storage error, ...) outranks the generic signs a
+  failure leaves behind (a crash or abort, a lost connection, a deadline, a heartbeat timeout),
+  which are read in the order they were logged; a start-up wait counts only when nothing else
+  failed. Warnings count only when no error-level finding exists. A log that ends with an
+  exception no rule knows is a crash, and the summary quotes that exception.
+- **The node** is the task the chosen line blames, if it names one (``/job:ps/replica:0/task:0``,
+  ``10.0.0.5:2222``): it is reported as ``missing`` and the summary says that the cause is on
+  that task, whose log is not here. Otherwise, if the lines show the node's own failure (out of
+  memory, a crash, a mismatch, ...), the verdict names that node; if they show only what a
+  peer's failure leaves behind (a lost connection, a deadline, a wait) and name no peer, the
+  verdict names no node: one node's lines cannot tell which task failed first.
+- A log that merely ends is not a silent death: an excerpt always ends somewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from typing import Any
+
+import pandas as pd
+
+from analyzer.diagnose.case import Case
+from analyzer.diagnose.common import ERROR_SEVERITIES, _clip, _rule
+from analyzer.diagnose.evidence import _evidence_line
+from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.phrases import CATEGORY_PHRASE, DEFAULT_REMEDIATION
+from analyzer.diagnose.verdict import _finish, _healthy, _statuses
+from analyzer.identity import task_name
+from analyzer.model import Diagnosis, Evidence, RootCause
+
+#: What a failure leaves behind wherever it started: these yield to any specific cause.
+GENERIC = frozenset(
+    {"node_crash", "connection_unavailable", "deadline_exceeded", "coordination_failure"}
+)
+#: Waiting at start-up: the verdict only when nothing failed.
+WAITS = frozenset({"session_blocked"})
+_TASK_RE = re.compile(r"/job:([\w-]+)/replica:\d+/task:(\d+)")
+#: Signs of some other task's failure: without a named peer, the verdict names no node.
+ELSEWHERE = frozenset(
+    {"connection_unavailable", "deadline_exceeded", "coordination_failure", "session_blocked"}
+)
+
+
+def is_excerpt(ev: Case) -> bool:
+    """One node's log and no peer's: an excerpt (named peers without a log do not count)."""
+    return sum(1 for f in ev.facts.values() if not f.missing) == 1
+
+
+def _order(frame: pd.DataFrame) -> pd.DataFrame:
+    """The lines in the order they were logged (excerpts often carry no timestamps)."""
+    keys = [c for c in ("file", "line_no") if c in frame.columns]
+    return frame.sort_values(keys, kind="stable") if keys else frame
+
+
+def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
+    """The node's strongest finding and why it was chosen."""
+    findings = ev.findings
+    if findings is None or findings.empty:
+        return None, ""
+    own = findings[
+        (findings["node"].astype(str) == node)
+        & ~findings["benign"].fillna(False).astype(bool)
+        & findings["category"].notna()
+        & (findings["category"] != "none")
+    ]
+    errors = own[own["severity"].isin(ERROR_SEVERITIES)]
+    warnings = own[own["severity"] == "warning"]
+    pool, level = (errors, "error") if not errors.empty else (warnings, "warning")
+    if pool.empty:
+        return None, ""
+    pool = _order(pool)
+    specific = pool[~pool["category"].isin(GENERIC | WAITS)]
+    if not specific.empty:
+        return specific.iloc[0], f"first {level} with a specific cause"
+    generic = pool[pool["category"].isin(GENERIC)]
+    if not generic.empty:
+        return generic.iloc[0], f"first {level} (no specific cause among its lines)"
+    return pool.iloc[0], "start-up wait (nothing else failed)"
+
+
+def _blamed(row_id: Any, node: str, ev: Case) -> tuple[str | None, str | None]:
+    """(peer node id, its address) that the chosen line names, if any."""
+    hits = ev.blames if ev.blames.empty else ev.blames[(ev.blames["row"] == row_id)]
+    if not hits.empty:
+        hits = hits[~hits["self"] & (hits["blamed"].astype(str) != node)]
+    if hits.empty:
+        return _named_task(row_id, node, ev), None
+    peer = str(hits.iloc[0]["blamed"])
+    address = None
+    captures = ev.findings.loc[row_id].get("captures") if ev.findings is not None else None
+    try:
+        values = json.loads(captures) if isinstance(captures, str) and captures else {}
+    except ValueError:
+        values = {}
+    if isinstance(values, dict):
+        address = values.get("peer_address")
+    return peer, address
+
+
+def _named_task(row_id: Any, node: str, ev: Case) -> str | None:
+    """The one other task a symptom's line names (``... worker /job:ps/replica:0/task:0 returned
+    error: Unavailable``), when no rule's capture said whom it blames."""
+    if ev.findings is None or row_id not in ev.findings.index:
+        return None
+    row = ev.findings.loc[row_id]
+    if row.get("category") not in ELSEWHERE:
+        return None
+    text = " ".join(str(row.get(c) or "") for c in ("message", "detail"))
+    named = {f"{j}:{i}" for j, i in _TASK_RE.findall(text)} - {node}
+    return named.pop() if len(named) == 1 else None
+
+
+def excerpt_diagnosis(ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
+    """The verdict of one node's lines (see the module doc)."""
+    node = next(n for n, f in ev.facts.items() if not f.missing)
+    f = ev.facts[node]
+    notes.append(
+        f"Only {node}'s lines are here (an excerpt): its peers' logs are not, so the verdict says "
+        "what these lines show and which task they point at, not which node failed first."
+    )
+    chosen, why_chosen = _choose(node, ev)
+    if chosen is None and f.uncaught:
+        return _crashed_of_exception(node, f, ev, notes)
+    if chosen is None:
+        return _finish(_healthy(ev, notes), ev, _statuses(None, ev, None), notes)
+    category = str(chosen["category"])
+    pattern_id = chosen.get("pattern_id")
+    rule = _rule(rules, pattern_id)
+    title = getattr(rule, "title", None) or category
+    peer, address = _blamed(chosen.name, node, ev)
+    culprit: str | None = None
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    evidence: list[Evidence | None] = [
+        _evidence_line(node, chosen, f"{node}'s {why_chosen}: {title}", ev.clock)
+    ]
+    if peer is not None:
+        target = task_name(peer) or peer
+        at = f" at {address}" if address else ""
+        summary = (
+            f"{who}: {title} — the lines point at {target}{at}; the cause is on that task, "
+            f"whose log is not here [{category}]."
+        )
+        statuses = {node: ("victim", None), peer: ("missing", None)}
+        facts = dict(ev.facts)
+        facts.setdefault(peer, Facts(node=peer, missing=True))
+        ev = replace(ev, facts=facts)
+        notes.append(
+            f"Verdict (excerpt): {node}'s lines name {target}{at}; that task is where to look "
+            f"({category}, rule {pattern_id})."
+        )
+    elif category in ELSEWHERE:
+        summary = (
+            f"{who} {CATEGORY_PHRASE.get(category, category)}: {title} [{category}]; the lines "
+            "name no peer and no other task's log is here, so where it started cannot be told."
+        )
+        statuses = {node: ("victim", None)}
+        notes.append(f"Verdict (excerpt): {node}'s lines show {category} but name no peer.")
+    else:
+        culprit = node
+        summary = (
+            f"{who} {CATEGORY_PHRASE.get(category, category)}: {title} [{category}]; "
+            "only this node's lines are here, so whether it failed first cannot be told."
+        )
+        statuses = {node: ("failed", None)}
+        notes.append(f"Verdict (excerpt): {node}'s own lines show {category} (rule {pattern_id}).")
+    if f.exit_line and f.exit_info:
+        evidence.append(
+            _evidence_line(node, f.exit_line, f"how {node} exited: {f.exit_info}", ev.clock)
+        )
+    if peer is not None:
+        culprit = peer
+    root = RootCause(
+        node=culprit,
+        task=task_name(culprit) if culprit else None,
+        category=category,
+        confidence=0.5 if peer else 0.6,
+        time=chosen.get("ts") if not pd.isna(chosen.get("ts")) else None,
+        summary=summary,
+        evidence=[e for e in evidence if e is not None],
+        pattern_id=pattern_id,
+        remediation=(getattr(rule, "remediation", "") or "").strip()
+        or DEFAULT_REMEDIATION.get(category),
+        ambiguity="one node's lines only: the other tasks' logs would tell which failed first",
+    )
+    return _finish(root, ev, statuses, notes)
+
+
+def _crashed_of_exception(node: str, f: Facts, ev: Case, notes: list[str]) -> Diagnosis:
+    """No rule knows the error, but the lines end with a traceback: say its exception."""
+    exception = _clip(str(f.exit_info or (f.last_line or {}).get("message") or "an exception"))
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    notes.append(f"Verdict (excerpt): {node}'s lines end with an exception no rule knows.")
+    line = _evidence_line(
+        node, f.last_line, f"{node}'s lines end with an uncaught exception: {exception}", ev.clock
+    )
+    root = RootCause(
+        node=node,
+        task=task_name(node),
+        category="node_crash",
+        confidence=0.3,
+        time=None,
+        summary=f"{who} died of an exception no rule knows: {exception} [node_crash].",
+        evidence=[line] if line else [],
+        remediation=DEFAULT_REMEDIATION.get("node_crash"),
+        ambiguity="one node's lines only, and no rule recognises the error",
+    )
+    return _finish(root, ev, {node: ("failed", None)}, notes)
