@@ -28,6 +28,7 @@ node whose progress stopped first, and says that the logs could not tell.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -94,6 +95,10 @@ def detect_hang(
         return None
     if stop is None or (last_line is not None and stop > last_line):
         stop = last_line
+    # a task the launcher no longer had to stop, which did not say it was done, had died
+    gone = tasks - outside.stopped if outside.stopped else set()
+    if any(not _said_goodbye(ev, n) for n in gone):
+        return None
     cutoff = end if outside.time is not None else stop + pd.Timedelta(seconds=threshold)
     if not errors_before(ev, cutoff).empty:
         return None  # something failed with an error of its own first
@@ -255,6 +260,20 @@ def detect_hang(
             "outside": sorted(outside.sources),
         },
     )
+
+
+_GOODBYE = re.compile(
+    r"(?i)\b(?:done|finished|completed?|exiting|shutting down|shut down|goodbye|stopped)\b"
+)
+
+
+def _said_goodbye(ev: Case, node: str) -> bool:
+    """Does ``node``'s log end cleanly, or with a last word that says it was done?"""
+    f = ev.facts[node]
+    if f.ending == "clean":
+        return True
+    last = (f.last_line or {}).get("message")
+    return bool(last and _GOODBYE.search(str(last)))
 
 
 def _step_per_report(progress: pd.DataFrame) -> float:
