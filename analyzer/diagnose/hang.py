@@ -52,6 +52,7 @@ HANG_MIN_S = 20.0  #: a stall shorter than this is no hang, whatever the step in
 HANG_FACTOR = 10.0  #: ... nor one shorter than this many usual intervals between reports
 LAG_FACTOR = 3.0  #: a node stopped first when its last step came this many intervals earlier
 QUIET_FACTOR = 0.5  #: a node went quiet when its peers logged this share of the stall after it
+MIN_REPORTS = 3  #: timed progress reports needed to know the usual interval between them
 
 
 def detect_hang(
@@ -78,7 +79,9 @@ def detect_hang(
     threshold = max(HANG_MIN_S, HANG_FACTOR * interval)
     stop = max(last_advance.values()) if last_advance else None  # last time anyone advanced
     signs = []
-    if stop is not None and (end - stop).total_seconds() >= threshold:
+    # (the usual interval must be known: a few timed reports, not one)
+    known = pace["interval"].notna().any() and int(pace["reports"].sum()) >= MIN_REPORTS
+    if stop is not None and known and (end - stop).total_seconds() >= threshold:
         signs.append(
             f"no node reported a new step for {_human_duration((end - stop).total_seconds())} "
             f"before the job ended (the usual interval between reports is {interval:.3g} s)"
