@@ -149,7 +149,10 @@ def test_sections_present(hostile_html, hostile_run):
     assert "worker-1.old.log.gz" in text
     assert "1 chief, 1 ps, 2 workers" in text
     assert analyzer.__version__ in text
-    assert hostile_html.count("data:image/svg+xml;base64,") == 2  # swimlane + zoom
+    # swimlane + zoom, and the progress figure when some node reported steps
+    progress = 1 if not hostile_run.progress.empty else 0
+    assert hostile_html.count("data:image/svg+xml;base64,") == 2 + progress
+    assert ('id="progress"' in hostile_html) == bool(progress)
 
 
 def test_redacted_by_default(hostile_html, hostile_run):
