@@ -51,3 +51,18 @@ def test_condensed_analyze_agrees():
     full = analyzer.load(DATA).root_cause
     condensed = analyzer.load(DATA, condensed=True).root_cause
     assert (condensed.node, condensed.category) == (full.node, full.category) == (None, "none")
+
+
+def test_a_script_without_goodbye_finishes_by_its_step_count(tmp_path: Path):
+    """Remove every 'training finished' line: ``step 30/30`` still says training ended."""
+    folder = tmp_path / "run"
+    shutil.copytree(DATA, folder, ignore=shutil.ignore_patterns("README.md"))
+    for log in folder.glob("*.log"):
+        kept = [
+            line for line in log.read_text().splitlines(keepends=True) if "finished" not in line
+        ]
+        log.write_text("".join(kept))
+    run = analyzer.load(folder)
+    phases = node_phases(run.timeline, progress=run.progress)
+    assert all(phases.furthest(n) == "finished" for n in ("worker:0", "worker:1", "worker:2"))
+    assert (run.root_cause.node, run.root_cause.category) == (None, "none")

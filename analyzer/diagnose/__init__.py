@@ -118,6 +118,7 @@ def gather(
     ingest: Ingest,
     rules: Any,
     notes: list[str],
+    progress: pd.DataFrame | None = None,
 ) -> Case:
     """Steps 0–5: everything the scoring looks at."""
     columns = _Columns(timeline)
@@ -142,7 +143,7 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     blames = mark_early(drop_transient_waits(blames, facts), errors)
-    phases = node_phases(timeline, columns.ts)
+    phases = node_phases(timeline, columns.ts, progress)
     noise = shutdown_noise(errors, timeline.index.get_indexer(errors.index), blames, phases, facts)
     if len(noise):
         notes.append(
@@ -189,7 +190,11 @@ def diagnose(
     ``progress`` (:func:`analyzer.progress.progress_of`, computed when None) and ``comparison``
     (:func:`analyzer.compare.compare` with a good run, optional) feed the stall signals."""
     notes: list[str] = []
-    ev = gather(timeline, findings, ingest, rules, notes)
+    if progress is None:
+        from analyzer.progress import progress_of
+
+        progress = progress_of(timeline)
+    ev = gather(timeline, findings, ingest, rules, notes, progress)
     _note_inputs(ev, notes)
     if is_excerpt(ev):  # one node's lines, no peers: see analyzer/diagnose/excerpt.py
         return excerpt_diagnosis(ev, rules, notes)

@@ -113,6 +113,8 @@ def _ending_of(tail: pd.DataFrame | list) -> tuple[str, str | None, dict | None]
         if _search(_CLEAN_RE, _CLEAN_WORDS, _text(row.message)):
             return "clean", exit_info, exit_line
         level = _text(getattr(row, "level", None)).upper()
+        if getattr(row, "benign", None) is True:
+            continue  # a harmless error line (no GPU on a CPU host) says nothing of the end
         if level in ("ERROR", "FATAL", "CRITICAL") or _text(getattr(row, "format", None)) in (
             "python_traceback",
             "cpp_stacktrace",
@@ -161,7 +163,8 @@ def _tails(timeline: pd.DataFrame, ts: pd.Series, codes: np.ndarray) -> dict[str
     """The last ``TAIL_EVENTS`` events of each node (positions found with numpy, rows taken):
     node → (their index labels, their :func:`_records`), nodes in order of first appearance."""
     last = np.sort(_last_per_group(codes, TAIL_EVENTS))
-    cols = [c for c in ("node", "file", "line_no", "level", "format", "message") if c in timeline]
+    cols = ("node", "file", "line_no", "level", "format", "message", "benign")
+    cols = [c for c in cols if c in timeline]
     tails = timeline[cols].iloc[last]
     rows = _records(tails.assign(ts=ts.iloc[last].array))
     groups: dict[str, tuple[list, list]] = {}

@@ -15,6 +15,7 @@ The phases are a table of line patterns (RE2, matched over the message column at
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +52,7 @@ PHASES: tuple[tuple[str, str], ...] = (
     (
         "finished",
         r"[Tt]raining (?:finished|complete|is done|done)|[Ff]inished training"
-        r"|Loss for final step|[Tt]raining ended|[Dd]one training|job finished",
+        r"|Loss for final step|[Tt]raining ended|[Dd]one training",
     ),
 )
 PHASE_NAMES = tuple(name for name, _ in PHASES)
@@ -94,14 +95,29 @@ class Phases:
         return PHASE_NAMES[int(phases[i])] if i >= 0 else None
 
 
-def node_phases(timeline: pd.DataFrame, ts: pd.Series | None = None) -> Phases:
-    """The phases of every node: one pattern pass over the message column per phase."""
+def node_phases(
+    timeline: pd.DataFrame, ts: pd.Series | None = None, progress: pd.DataFrame | None = None
+) -> Phases:
+    """The phases of every node: one pattern pass over the message column per phase.
+
+    With the nodes' ``progress`` (:func:`analyzer.progress.progress_of`), a report that reaches
+    the step count it runs to (``step 60/60``; the last batch of Keras' last ``Epoch 3/3``)
+    finishes the training too, for scripts that print no goodbye.
+    """
     out = Phases()
     if timeline.empty or "message" not in timeline:
         return out
     ts = _utc(timeline["ts"]) if ts is None else ts
     nodes = timeline["node"].astype(str).to_numpy()
     hit_pos, hit_phase = [], []
+    done = _completed(timeline, progress)
+    if len(done):
+        hit_pos.append(done)
+        hit_phase.append(np.full(len(done), PHASE_NAMES.index("finished")))
+        for node, t in (
+            pd.Series(ts.to_numpy()[done], index=nodes[done]).groupby(level=0).min().items()
+        ):
+            out.first.setdefault(str(node), {})["finished"] = t
     for number, (name, pattern) in enumerate(PHASES):
         hit = _contains(timeline["message"], pattern)
         if not hit.any():
@@ -125,6 +141,41 @@ def node_phases(timeline: pd.DataFrame, ts: pd.Series | None = None) -> Phases:
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
     return out
+
+
+def _completed(timeline: pd.DataFrame, progress: pd.DataFrame | None) -> np.ndarray:
+    """Timeline positions of progress reports that reach the count they run to."""
+    if progress is None or progress.empty or "total" not in progress:
+        return np.zeros(0, dtype=np.int64)
+    step, total = progress["step"].to_numpy(float), progress["total"].to_numpy(float)
+    reached = (total > 0) & (step >= total)
+    if "source" in progress and (progress["source"] == "keras_progbar").any():
+        # a Keras bar counts batches of one epoch: the job ends with the last epoch's last batch
+        bar = (progress["source"] == "keras_progbar").to_numpy()
+        last_epoch = _last_epochs(timeline)
+        epoch = progress["epoch"].to_numpy(float)
+        wanted = progress["node"].astype(str).map(last_epoch).to_numpy(float)
+        reached = np.where(bar, (epoch == wanted) & (step >= epoch * total), reached)
+    rows = progress["row"].to_numpy()[reached]
+    positions = timeline.index.get_indexer(rows)
+    return np.sort(positions[positions >= 0])
+
+
+def _last_epochs(timeline: pd.DataFrame) -> dict[str, float]:
+    """Per node, the epoch count Keras says it runs (``Epoch 3/10`` → 10)."""
+    hit = _contains(timeline["message"], r"Epoch \d+/\d+")
+    if not hit.any():
+        return {}
+    lines = timeline.loc[hit, ["node", "message"]].drop_duplicates()
+    out: dict[str, float] = {}
+    for node, message in zip(_values(lines["node"]), _values(lines["message"]), strict=True):
+        m = _EPOCHS_RE.search(str(message))
+        if m:
+            out[str(node)] = float(m.group(1))
+    return out
+
+
+_EPOCHS_RE = re.compile(r"Epoch \d+/(\d+)")
 
 
 def shutdown_noise(

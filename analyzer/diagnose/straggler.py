@@ -40,6 +40,8 @@ MIN_REPORTS = 3  #: reports a node needs before its pace is judged
 SLOW_SHARE = 0.25  #: ... and the slow window must hold this share of the job's steps (>= 5)
 WAIT_SHARE = 0.5  #: peers waiting at the collective spend this share of the step in it
 OWN_LINES = 2  #: lines of its own log (not progress) shown from its slow window
+LATE_S = 0.2  #: a task answers late when it logs a shared event this much after its peers
+LATE_SPREAD_S = 5.0  #: ... and the peers' lines of one event lie within this time
 
 
 @dataclass
@@ -177,6 +179,11 @@ def detect_straggler(
             node = _slowest_against_baseline(comparison)
             if node is not None:
                 found = (node, base_slower, "slower than in the baseline", [])
+    late = None
+    if found is None and slow is not None:
+        late = _late_responder(timeline, progress, slow, ev)
+        if late is not None:
+            found = (late[0], late[1], "answers late", late[2])
     if found is None and slow is None and not reasons:
         return None
     tasks = sorted(
@@ -215,10 +222,21 @@ def detect_straggler(
         ),
         "lags": f"it made {factor:.1f}x fewer steps than its peers in the same time",
         "slower than in the baseline": f"its step rate fell most against the baseline ({factor:.1f}x)",
+        "answers late": (
+            f"it logs its answer to the same event {factor:.2g} s after its peers do, in the slow "
+            "window (a task that is stopped or starved of CPU answers late)"
+        ),
     }[how]
     reasons.append(f"{node}: {phrase}")
     since_row, since = _first_slow(progress, node, slow)
     evidence = [evidence_row(ev, timeline, since_row, f"{node}'s report in the slow window")]
+    if late is not None:
+        since = slow.since
+        evidence = [
+            evidence_row(ev, timeline, late[3], f"{node} logs this {factor:.2g} s after its peers"),
+            evidence_row(ev, timeline, late[4], "a peer's same line"),
+        ]
+        evidence += [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
     evidence += [
         evidence_row(ev, timeline, r, f"{p}'s report of the same step")
         for p, r in _peer_rows(progress, peers[:2], since_row)
@@ -235,6 +253,8 @@ def detect_straggler(
         + ("; the job finished, late" if finished else "")
     )
     confidence = min(0.85, 0.45 + 0.08 * factor + (0.1 if slow else 0.0))
+    if late is not None:
+        confidence = 0.4  # one kind of late answer, not a measured step time
     return Stall(
         category="straggler",
         node=node,
@@ -246,6 +266,60 @@ def detect_straggler(
         victims=[p for p in (peers or tasks) if p != node],
         details={"factor": factor, "how": how, "slowdown": slow.factor if slow else None},
     )
+
+
+def _late_responder(
+    timeline: pd.DataFrame, progress: pd.DataFrame, slow: Slowdown, ev: Case
+) -> tuple[str, float, list[str], Any, Any] | None:
+    """In the slow window, the task that logs its answer to an event its peers answer too
+    (the same message template, once per task of its job, within ``LATE_SPREAD_S``)
+    ``LATE_S`` or more after them, when no peer is that late: (node, median delay, peers,
+    its row, a peer's row)."""
+    from analyzer.compare import templates
+
+    ts = pd.to_datetime(timeline["ts"].astype(object), utc=True)
+    origin = timeline["ts_origin"].astype(object)
+    own_time = origin.isin(["parsed", "epoch", "wrapper", "year_inferred"]).to_numpy()
+    keep = (ts >= slow.since).to_numpy() & own_time & ~timeline.index.isin(set(progress["row"]))
+    rows = timeline[keep]
+    if rows.empty:
+        return None
+    nodes = rows["node"].astype(str)
+    frame = pd.DataFrame(
+        {
+            "node": nodes.to_numpy(),
+            "job": nodes.str.partition(":")[0].to_numpy(),
+            "t": templates(rows["message"]).to_pylist(),
+            "ts": ts[keep].to_numpy(),
+            "row": rows.index.to_numpy(),
+        }
+    )
+    frame = frame[frame["node"].isin([n for n in ev.facts if ":" in n])]
+    members = frame.groupby("job")["node"].nunique()
+    g = frame.groupby(["job", "t"])
+    stats = g.agg(n=("node", "nunique"), lines=("node", "size"), lo=("ts", "min"), hi=("ts", "max"))
+    stats = stats[
+        (stats["n"] >= 2)
+        & (stats["n"] == stats["lines"])
+        & (stats["n"] == stats.index.get_level_values("job").map(members).to_numpy())
+        & ((stats["hi"] - stats["lo"]).dt.total_seconds() <= LATE_SPREAD_S)
+    ]
+    if stats.empty:
+        return None
+    shared = frame.merge(stats[["lo"]], left_on=["job", "t"], right_index=True)
+    shared["delay"] = (shared["ts"] - shared["lo"]).dt.total_seconds()
+    per_node = shared.groupby("node")["delay"].median()
+    if len(per_node) < 2:
+        return None
+    node = str(per_node.idxmax())
+    delay = float(per_node.max())
+    others = per_node.drop(index=node)
+    if delay < LATE_S or delay < 3 * max(float(others.max()), 0.02):
+        return None
+    mine = shared[shared["node"] == node].sort_values("delay")
+    line = mine.iloc[-1]
+    peer = shared[(shared["t"] == line["t"]) & (shared["node"] != node)].iloc[0]
+    return node, delay, sorted(map(str, others.index), key=_node_order), line["row"], peer["row"]
 
 
 def _slowest_against_baseline(comparison: Any) -> str | None:

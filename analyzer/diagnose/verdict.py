@@ -16,6 +16,7 @@ from analyzer.diagnose.common import (
     SILENCE_GRACE_S,
     SKEW_MIN_S,
     SPEC_CONSEQUENCES,
+    START_WAIT_S,
     _clip,
     _human_duration,
     _node_order,
@@ -58,7 +59,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
-        return "session_blocked", None
+        return ("node_crash" if _died_while_awaited(node, ev) else "session_blocked"), None
     if (
         f is None
         or f.missing
@@ -76,6 +77,28 @@ def _only_waited_for(node: str, ev: Case) -> bool:
     """Are all early blames against ``node`` start-up waits (none says it failed later)?"""
     against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"] & ev.blames["early"]]
     return bool(len(against)) and (against["category"] == "session_blocked").all()
+
+
+def _died_while_awaited(node: str, ev: Case) -> bool:
+    """Was ``node`` up before its peers began to wait for it, and did its log stop while they
+    still waited? Then it did not start late or never: it started and died (a task that never
+    started leaves no log; a late one starts after the waiting began)."""
+    f = ev.facts[node]
+    if f.first_time is None or f.last_time is None or f.ending not in ("mid-run", "killed"):
+        return False
+    waits = ev.blames[
+        (ev.blames["blamed"] == node)
+        & ~ev.blames["self"]
+        & (ev.blames["category"] == "session_blocked")
+    ]
+    if waits.empty:
+        return False
+    times = _corrected_times(waits["victim"], _utc(waits["ts"]), ev.clock)
+    started = ev.clock.correct(node, f.first_time)
+    stopped = ev.clock.correct(node, f.last_time)
+    return bool(
+        started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= times.max()
+    )
 
 
 def _peers_timed_out(node: str, ev: Case) -> bool:
@@ -314,7 +337,11 @@ def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
         ev,
         clock=raw_clock,
         silent=detect_silence(
-            ev.facts, ev.symptom_times(), ev.blames, raw_clock, ev.phases.serving()
+            ev.facts,
+            ev.symptom_times(),
+            ev.blames,
+            raw_clock,
+            ev.phases.serving(),
         ),
     )
     raw_cands = _rank(raw)
