@@ -91,8 +91,8 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
         & ~ev.blames["self"]
         & (ev.blames["category"] == "session_blocked")
     ]
-    if waits.empty:
-        return False
+    if waits.empty or {node, *_values(waits["victim"])} & set(ev.clock.applied):
+        return False  # start times compared across a corrected clock: a late start looks early
     times = _corrected_times(waits["victim"], _utc(waits["ts"]), ev.clock)
     started = ev.clock.correct(node, f.first_time)
     stopped = ev.clock.correct(node, f.last_time)
