@@ -8,8 +8,8 @@ from the lines alone, and says only what they support:
 - **The category** is that of the node's strongest finding. A specific cause (out of memory, a
   version or dtype mismatch, a port in use, a storage error, ...) outranks the generic signs a
   failure leaves behind (a crash or abort, a lost connection, a deadline, a heartbeat timeout),
-  which are read in the order they were logged; a start-up wait counts only when nothing else
-  failed. Warnings count only when no error-level finding exists. A log that ends with an
+  which are read in the order they were logged; a start-up wait that timed out (an error) is a
+  specific cause, one that only says it still waits counts only when nothing else failed. Warnings count only when no error-level finding exists. A log that ends with an
   exception no rule knows is a crash, and the summary quotes that exception.
 - **The node** is the task the chosen line blames, if it names one (``/job:ps/replica:0/task:0``,
   ``10.0.0.5:2222``): it is reported as ``missing`` and the summary says that the cause is on
@@ -79,7 +79,10 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
     if pool.empty:
         return None, ""
     pool = _order(pool)
-    specific = pool[~pool["category"].isin(GENERIC | WAITS)]
+    # a start-up wait that failed outright (a barrier or reservation timed out) is the cause;
+    # one that only logs that it still waits yields to anything that failed
+    not_specific = GENERIC | WAITS if level == "warning" else GENERIC
+    specific = pool[~pool["category"].isin(not_specific)]
     if not specific.empty:
         return specific.iloc[0], f"first {level} with a specific cause"
     generic = pool[pool["category"].isin(GENERIC)]
