@@ -56,10 +56,10 @@ def test_compare_names_what_the_failed_run_did_differently(runs):
     good, failed = runs
     c = compare(good, failed)
     assert c.node_count == (4, 4)
-    # the failed run stopped at step 20 of 60, and the ps never got past its server phase
+    # the failed run stopped at step 20 of 60: the chief never finished training
     assert c.last_step == (60, 20)
     assert any(d.startswith("Last step: 20 in the failed run, 60") for d in c.differences)
-    assert any("ps:0 (server vs finished)" in d for d in c.differences)
+    assert any("chief:0 (training vs finished)" in d for d in c.differences)
     chief = c.node("chief:0")
     assert chief.new_count > 0
     assert any("Remote function on worker" in t["template"] for t in chief.new)
