@@ -1,0 +1,84 @@
+"""The excerpt corpus (tests/corpus/excerpts/): what users paste in issues, judged one file at a
+time, as ``tfdiag analyze FILE`` does. The figures asserted here are the ones measured when the
+corpus and its rules were committed (README "Excerpts"); a change that lowers them fails."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from conftest import ROOT
+
+from analyzer.evaluate.excerpts import COLUMNS, LABELS, evaluate, figures, split_of
+from analyzer.model import CATEGORIES
+
+CORPUS = ROOT / "tests" / "corpus" / "excerpts"
+
+#: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
+MIN_EXCERPTS = 200
+MIN_BENIGN = 40
+MIN_RECALL = {"tune": 1.00, "holdout": 0.97, "all": 0.98}
+MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "all": 1.00}
+
+
+def _rows() -> list[dict[str, str]]:
+    with (CORPUS / LABELS).open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        assert tuple(reader.fieldnames or ()) == COLUMNS
+        return list(reader)
+
+
+def test_every_label_row_is_valid():
+    rows = _rows()
+    assert len(rows) >= MIN_EXCERPTS
+    assert sum(r["label"] == "benign" for r in rows) >= MIN_BENIGN
+    files = [r["file"] for r in rows]
+    assert len(files) == len(set(files)), "a file is listed twice"
+    for r in rows:
+        path = CORPUS / r["file"]
+        assert path.is_file() and path.suffix == ".txt", r["file"]
+        assert path.read_bytes().strip(), f"{r['file']} is empty"
+        assert r["label"] == "benign" or r["label"] in CATEGORIES, r
+        assert r["label"] != "none", "a harmless excerpt is labelled benign"
+        assert (r["family"] == "benign") == (r["label"] == "benign"), r
+        assert r["source"].startswith("https://"), r
+        assert r["split"] == split_of(r["file"]), f"{r['file']}: the split is fixed by its name"
+
+
+def test_every_excerpt_file_is_listed():
+    listed = {r["file"] for r in _rows()}
+    on_disk = {p.name for p in CORPUS.glob("*.txt")}
+    assert on_disk == listed
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    return evaluate(CORPUS)
+
+
+def test_recall_and_benign_clean_per_split(verdicts):
+    fig = figures(verdicts)
+    for split, floor in MIN_RECALL.items():
+        right, total = fig["recall"][split]
+        assert total and right / total >= floor, (split, right, total)
+    for split, floor in MIN_BENIGN_CLEAN.items():
+        right, total = fig["benign_clean"][split]
+        assert total and right / total >= floor, (split, right, total)
+
+
+def test_no_excerpt_breaks_the_analysis(verdicts):
+    assert not [r["file"] for r in verdicts if r["category"] == "error"]
+
+
+def test_an_excerpt_names_only_a_task_its_lines_name(verdicts):
+    """One node's lines never invent a first failing node: when the verdict points away from
+    the pasted node, at a peer whose log is not here, the lines name that peer."""
+    pointed = [r for r in verdicts if "the lines point at" in (r["summary"] or "")]
+    assert pointed, "some excerpts name the peer they lost"
+    for r in pointed:
+        text = (CORPUS / r["file"]).read_text(encoding="utf-8", errors="replace")
+        job, _, index = str(r["node"]).partition(":")
+        assert f"/job:{job}/replica:0/task:{index}" in text or f"/job:{job}/task:{index}" in text, (
+            r["file"],
+            r["node"],
+        )
