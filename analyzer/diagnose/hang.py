@@ -36,6 +36,7 @@ import pandas as pd
 
 from analyzer.diagnose.common import _human_duration, _node_order, _utc
 from analyzer.diagnose.stall import (
+    UNRESPONSIVE,
     Stall,
     describe_end,
     errors_before,
@@ -191,7 +192,14 @@ def detect_hang(
             3.0,
             f"it did not exit on the SIGTERM that ended the job while {', '.join(others)} did: "
             "a stopped or stuck process",
-            next((r for r, t in zip(outside.rows, outside.texts, strict=True) if node in t), None),
+            next(
+                (
+                    r
+                    for r, t in zip(outside.rows, outside.texts, strict=True)
+                    if node in t and re.search(UNRESPONSIVE, t)
+                ),
+                None,
+            ),
             "it had to be killed",
         )
     # 5. the one they all wait on: every reporting node stopped together; one server
@@ -236,8 +244,14 @@ def detect_hang(
         evidence.append(
             evidence_row(ev, timeline, last_row.get(peer), f"{peer}'s last progress report")
         )
+    at = last_advance.get(node, stop)
     what = (
         "stopped making progress"
+        + (
+            f" at {pd.Timestamp(at).strftime('%Y-%m-%d %H:%M:%S')} UTC"
+            if at is not None and not pd.isna(at)
+            else ""
+        )
         + (f" (the job's last step: {step:g})" if step is not None and not pd.isna(step) else "")
         + f" while staying alive; the job waited {_human_duration(stalled)} until it was ended "
         f"({how})"

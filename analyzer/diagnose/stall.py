@@ -69,7 +69,7 @@ OUTSIDE_END = (
     r"|still running after|active longer than specified deadline"
 )
 #: ... and those that say a task outlived its SIGTERM (killed after a grace period).
-_UNRESPONSIVE = r"(?i)still running after|did not (?:exit|terminate)|\bsend(?:ing)?\s+SIGKILL"
+UNRESPONSIVE = r"(?i)still running after|did not (?:exit|terminate)|\bsend(?:ing)?\s+SIGKILL"
 _TERM = r"(?i)SIGTERM|SIGINT|TIME LIMIT|time limit"
 _NODE_RE = re.compile(r"/job:([\w-]+)(?:/replica:\d+)?/task:(\d+)|\b([a-z][\w-]*):(\d+)\b")
 
@@ -120,7 +120,7 @@ def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
         out.texts.append(text)
         if not is_task(str(r.node)):
             out.sources.add(str(r.node))
-        after_term = stop_lines and named and re.search(_UNRESPONSIVE, text)
+        after_term = stop_lines and named and re.search(UNRESPONSIVE, text)
         if after_term and (
             any(named < earlier for earlier in stop_lines) or "still running" in text
         ):
@@ -204,11 +204,7 @@ def stall_diagnosis(stall: Stall, ev: Case, rules: Any, notes: list[str]) -> Dia
         f"Verdict: {stall.node or 'no single node'} is the first failing node; what happened "
         f"there: {stall.category}."
     )
-    when = (
-        f" at {pd.Timestamp(stall.time).strftime('%Y-%m-%d %H:%M:%S')} UTC"
-        if stall.time is not None and not pd.isna(stall.time)
-        else ""
-    )
+    when = ""  # (the detectors' phrases say when themselves)
     who = (
         f"{stall.node} ({task_name(stall.node)})"
         if stall.node and task_name(stall.node)
