@@ -97,6 +97,8 @@ def detect_hang(
             signs.append("the launcher stopped it for making no progress")
     if not signs:
         return None
+    if outside.time is None and not any(ev.facts[n].ending in ("mid-run", "killed") for n in tasks):
+        return None  # every task ended by itself (a goodbye, an error): it did not hang
     if stop is None or (last_line is not None and stop > last_line):
         stop = last_line
     # a task the launcher no longer had to stop, which did not say it was done, had died
