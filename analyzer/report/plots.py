@@ -490,27 +490,43 @@ PROGRESS_LEGEND = 12
 def plot_progress(
     progress: pd.DataFrame, *, title: str | None = None, highlight: str | None = None
 ) -> Figure:
-    """Step (top) and step rate (bottom) per node over time (see :mod:`analyzer.progress`).
+    """Progress per node (see :mod:`analyzer.progress`): the step each node reported and its
+    steps per second over time, and — when nodes report their own step times — the step time
+    by step number.
 
-    ``highlight`` (the root cause's node) is drawn thick and red. Reports that carry no time
-    of their own (Keras progress bars) sit at the time they inherited from the line before.
-    With more than ``PROGRESS_LEGEND`` nodes the others are thin grey lines without names.
+    Only reports with a time of their own are drawn against time (a Keras bar or a zone-less
+    TF1 line inherits the time of the line before it); the step-time panel needs no time, so
+    such nodes show there. ``highlight`` (the root cause's node) is drawn thick and red. With
+    more than ``PROGRESS_LEGEND`` nodes the others are thin grey lines without names.
     """
     import matplotlib as mpl
+    import matplotlib.dates as mdates
+    import numpy as np
     from matplotlib.figure import Figure
 
     with mpl.rc_context(_RC):
-        fig = Figure(figsize=(9, 4.6), layout="constrained")
-        ax_step, ax_rate = fig.subplots(2, 1, sharex=True)
-        if progress is None or progress.empty:
-            ax_step.text(0.5, 0.5, "no progress lines found", ha="center", va="center")
-            ax_step.set_axis_off()
-            ax_rate.set_axis_off()
+        has_time = progress is not None and not progress.empty and progress["timed"].any()
+        own = (
+            progress is not None
+            and not progress.empty
+            and (progress["step"].notna() & progress["step_time_s"].notna()).any()
+        )
+        panels = (2 if has_time else 0) + (1 if own else 0)
+        fig = Figure(figsize=(9, 2.3 * max(panels, 1) + 0.3), layout="constrained")
+        if not panels:
+            ax = fig.subplots(1, 1)
+            ax.text(0.5, 0.5, "no progress lines found", ha="center", va="center")
+            ax.set_axis_off()
             return fig
+        axes = list(np.atleast_1d(fig.subplots(panels, 1)))
+        ax_step, ax_rate = (axes[0], axes[1]) if has_time else (None, None)
+        ax_own = axes[-1] if own else None
+        if ax_rate is not None:
+            ax_rate.sharex(ax_step)
         nodes = sorted(progress["node"].unique(), key=str)
         many = len(nodes) > PROGRESS_LEGEND
+        untimed = []
         for node, rows in progress.groupby("node", sort=True):
-            times = rows["ts"].dt.tz_convert("UTC").dt.tz_localize(None)
             bold = highlight is not None and node == highlight
             kw: dict[str, Any] = {"lw": 1.2, "zorder": 2, "marker": ".", "ms": 3}
             if bold:
@@ -519,24 +535,51 @@ def plot_progress(
                 kw.update(color="#9aa4b1", lw=0.8, ms=0)
             else:
                 kw["label"] = str(node)
-            stepped = rows["step"].notna().to_numpy()
-            if stepped.any():
-                ax_step.plot(times[stepped], rows["step"][stepped], **kw)
-            rated = rows["rate"].notna().to_numpy()
-            if rated.any():
-                ax_rate.plot(times[rated], rows["rate"][rated], **kw)
-        import matplotlib.dates as mdates
-
-        loc = mdates.AutoDateLocator(minticks=4, maxticks=10)
-        ax_rate.xaxis.set_major_locator(loc)
-        ax_rate.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc, tz="UTC"))
-        ax_step.set_ylabel("step")
-        ax_rate.set_ylabel("steps / s")
-        ax_rate.set_ylim(bottom=0)
-        ax_rate.set_xlabel("time (UTC)")
-        if ax_step.get_legend_handles_labels()[0]:
-            ax_step.legend(loc="upper left", fontsize=7, ncols=4, frameon=False)
-        ax_step.set_title(
-            title or f"Training progress per node ({len(nodes)} reporting)", loc="left"
-        )
+            timed = rows[rows["timed"].to_numpy(dtype=bool)]
+            if timed.empty:
+                untimed.append(str(node))
+            elif ax_step is not None:
+                times = timed["ts"].dt.tz_convert("UTC").dt.tz_localize(None)
+                stepped = timed["step"].notna().to_numpy()
+                if stepped.any():
+                    ax_step.plot(times[stepped], timed["step"][stepped], **kw)
+                rated = timed["rate"].notna().to_numpy()
+                if rated.any():
+                    ax_rate.plot(times[rated], timed["rate"][rated], **kw)
+            if ax_own is not None:
+                mine = rows[rows["step"].notna() & rows["step_time_s"].notna()]
+                if not mine.empty:
+                    ax_own.plot(mine["step"], mine["step_time_s"], **kw)
+        if ax_step is not None:
+            loc = mdates.AutoDateLocator(minticks=4, maxticks=10)
+            ax_rate.xaxis.set_major_locator(loc)
+            ax_rate.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc, tz="UTC"))
+            ax_step.set_ylabel("step")
+            ax_rate.set_ylabel("steps / s")
+            ax_rate.set_ylim(bottom=0)
+            ax_rate.set_xlabel("time (UTC)")
+        if ax_own is not None:
+            ax_own.set_ylabel("its step time (s)")
+            ax_own.set_xlabel("step")
+            ax_own.set_ylim(bottom=0)
+        first = axes[0]
+        if ax_step is not None:
+            ax_step.tick_params(labelbottom=False)
+        legend: dict[str, Any] = {}
+        for ax in axes:
+            for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                legend.setdefault(label, h)
+        if legend:
+            first.legend(
+                list(legend.values()),
+                list(legend),
+                loc="upper left",
+                fontsize=7,
+                ncols=4,
+                frameon=False,
+            )
+        head = title or f"Training progress per node ({len(nodes)} reporting)"
+        if untimed and has_time:
+            head += f"; {', '.join(untimed[:4])}{' …' if len(untimed) > 4 else ''}: no time of their own, by step only"
+        first.set_title(head, loc="left")
     return fig
