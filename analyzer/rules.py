@@ -165,8 +165,8 @@ class Rule:
     def blamed(self, captures: dict[str, str]) -> str | None:
         if self.blames is None:
             return None
-        if self.blames == "self":
-            return "self"
+        if self.blames in ("self", "chief"):
+            return self.blames
         return captures.get(self.blames)
 
 
@@ -377,8 +377,8 @@ def _build_rule(raw: dict, f: Path, order: int) -> Rule:
     blames = raw.get("blames")
     if blames is not None:
         if not isinstance(blames, str):
-            raise RuleError(f"{where}: `blames` must be `self` or a group name")
-        if blames != "self" and blames not in compiled.groupindex:
+            raise RuleError(f"{where}: `blames` must be `self`, `chief` or a group name")
+        if blames not in ("self", "chief") and blames not in compiled.groupindex:
             raise RuleError(
                 f"{where}: `blames: {blames}` names no group of the regex "
                 f"(groups: {sorted(compiled.groupindex)})"

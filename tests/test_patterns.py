@@ -114,8 +114,13 @@ def test_run_examples_is_clean():
 
 def test_blaming_rules_name_existing_groups():
     for r in RULES:
-        if r.blames and r.blames != "self":
+        if r.blames and r.blames not in ("self", "chief"):
             assert r.blames in r.compiled.groupindex
+
+
+def test_a_rule_may_blame_the_chief():
+    """``blames: chief`` (a non-chief worker waiting for the model) names the chief task."""
+    assert RULES["session.waiting_for_model_ready"].blames == "chief"
 
 
 def test_rule_ids_are_unique_and_dotted():

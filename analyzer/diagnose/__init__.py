@@ -72,6 +72,7 @@ from analyzer.diagnose.common import KEYWORDS, _Columns
 from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.excerpt import excerpt_diagnosis, is_excerpt
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
+from analyzer.diagnose.outside import job_level_logs, stopped_together
 from analyzer.diagnose.phases import node_phases, shutdown_noise
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
@@ -142,8 +143,9 @@ def gather(
     errors = _errors(findings)
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
-    blames = mark_early(drop_transient_waits(blames, facts), errors)
     phases = node_phases(timeline, columns.ts, progress)
+    blames = drop_transient_waits(blames, facts, phases.serving(), phases.joined())
+    blames = mark_early(blames, errors)
     noise = shutdown_noise(errors, timeline.index.get_indexer(errors.index), blames, phases, facts)
     if len(noise):
         notes.append(
@@ -156,7 +158,9 @@ def gather(
     intrinsic = _intrinsic_findings(errors, blames)
     # (what detect_silence reads of the symptoms: their nodes and times)
     symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
-    silent = detect_silence(facts, symptoms, blames, clock, phases.serving())
+    outside = job_level_logs(facts)
+    stopped = stopped_together(facts, outside)
+    silent = detect_silence(facts, symptoms, blames, clock, phases.serving(), outside, stopped)
     blocked = detect_blocked(facts, blaming)
     case = Case(
         facts,
@@ -170,6 +174,8 @@ def gather(
         blocked,
         zones,
         phases=phases,
+        outside=outside,
+        stopped=stopped,
         noise=len(noise),
     )
     case._memo["symptom_times"] = symptoms

@@ -57,8 +57,15 @@ class PeerDirectory:
                             f"{job}:{index}"
                         )
 
+    def chief(self) -> str | None:
+        """The task that initializes the model and coordinates: ``chief:0`` (or ``master:0``)
+        where the cluster has one, else ``worker:0`` (TF1 and Estimator's convention)."""
+        return next((n for n in ("chief:0", "master:0", "worker:0") if n in self.nodes), None)
+
     def resolve(self, group: str, value: str) -> tuple[str | None, str]:
         """(node or None, how it was resolved) for one captured value."""
+        if group == "chief":
+            return self.chief(), "it waits for the chief, which initializes the model"
         value = str(value).strip()
         m = _TASK_RE.search(value)
         if m:
@@ -256,6 +263,8 @@ def _peer_values(rule: Any, blames: str | None, captures: dict, text: str) -> li
     """What a (non-self) finding names, in order of preference: the remote targets in its
     full text, then the rule's ``blames`` capture and other peer captures (over the full
     text too when the line itself lacks the ``blames`` group)."""
+    if blames == "chief":  # the rule names no task: the line is about the chief's work
+        return [*_remote_targets(text), ("chief", "chief")]
     if blames and blames not in captures:
         captures = {**_captures_in(rule, text), **captures}
     return _remote_targets(text) + _candidate_values(captures, blames)
@@ -355,17 +364,28 @@ def finding_texts(
     return texts
 
 
-def drop_transient_waits(blames: pd.DataFrame, facts: dict[str, Facts]) -> pd.DataFrame:
+def drop_transient_waits(
+    blames: pd.DataFrame,
+    facts: dict[str, Facts],
+    stuck: set[str] | frozenset[str] = frozenset(),
+    joined: dict[str, Any] | None = None,
+) -> pd.DataFrame:
     """Forget start-up waits for a task that came up within ``START_WAIT_S``: normal start-up.
 
     A wait counts when the awaited task left no log, or started ``START_WAIT_S`` after the
-    first wait, or the same node kept waiting for it that long.
+    first wait, or the same node kept waiting for it that long — said again, or said once by a
+    node that is ``stuck`` (it never got past start-up) while the record went on that long and
+    the awaited task did not join after the wait (``joined``: when its own log first says it
+    connected or trained).
     """
+    joined = joined or {}
+    ends = [f.last_time for f in facts.values() if f.last_time is not None]
+    end = max((t for t in ends if not pd.isna(t)), default=None)
     if blames.empty:
         return blames
     waits = blames[~blames["self"] & (blames["category"] == "session_blocked")]
     keep = pd.Series(True, index=blames.index)
-    for (_victim, blamed), group in waits.groupby(["victim", "blamed"]):
+    for (victim, blamed), group in waits.groupby(["victim", "blamed"]):
         times = _utc(group["ts"])
         f = facts.get(str(blamed))
         late_start = (
@@ -375,9 +395,22 @@ def drop_transient_waits(blames: pd.DataFrame, facts: dict[str, Facts]) -> pd.Da
             and _seconds(f.first_time - times.min()) >= START_WAIT_S
         )
         long_wait = _seconds(times.max() - times.min()) >= START_WAIT_S
+        waiter = facts.get(str(victim))
+        if (
+            waiter is not None
+            and str(victim) in stuck
+            and not _joined_after(joined.get(str(blamed)), times.min())
+            and end is not None
+        ):
+            # a stuck waiter waits on, silently, until the job is ended
+            long_wait = long_wait or _seconds(end - times.min()) >= START_WAIT_S
         if not (f is None or f.missing or late_start or long_wait):
             keep[group.index] = False
     return blames[keep.to_numpy()]
+
+
+def _joined_after(joined: Any, since: Any) -> bool:
+    return joined is not None and not pd.isna(joined) and joined >= since
 
 
 def mark_early(blames: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:

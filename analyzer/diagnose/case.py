@@ -59,6 +59,8 @@ class Case:
     zones: ZoneFix = field(default_factory=lambda: ZoneFix())
     phases: Phases = field(default_factory=lambda: Phases())
     noise: int = 0  #: error lines set aside as shutdown noise
+    outside: set[str] = field(default_factory=set)  #: job-level logs: no task (outside.py)
+    stopped: set[str] = field(default_factory=set)  #: tasks stopped together from outside
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property

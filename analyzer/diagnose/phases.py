@@ -81,6 +81,16 @@ class Phases:
         """Nodes whose log shows a server start and nothing of training: they only serve."""
         return {n for n in self.first if self.furthest(n) in ("server", "connected")}
 
+    def joined(self) -> dict[str, Any]:
+        """Per node, when its log first says it joined the cluster (connected, or trained)."""
+        later = PHASE_NAMES[PHASE_NAMES.index("connected") :]
+        out = {}
+        for node, seen in self.first.items():
+            times = [seen[p] for p in later if p in seen]
+            if times:
+                out[node] = min(times)
+        return out
+
     def finished(self, node: str) -> Any:
         """When ``node`` said its training finished, or None."""
         return self.first.get(node, {}).get("finished")

@@ -55,6 +55,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():
+        if node in ev.stopped or node in ev.outside:
+            continue  # stopped with the whole job from outside, or no task at all
         if f.ending == "killed" or (f.exit_info and _KILLED_RE.search(f.exit_info)):
             cand(node).add(1, f"exit info: {f.exit_info or f.ending}")
     failing = ev.failing
@@ -179,4 +181,6 @@ def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
 
 
 def _rank(ev: Case) -> list[Candidate]:
-    return [c for c in score_candidates(ev) if c.score > 0] or score_candidates(ev)
+    """The candidates best first: those with points, else all; a job-level log is no task."""
+    cands = [c for c in score_candidates(ev) if c.node not in ev.outside]
+    return [c for c in cands if c.score > 0] or cands

@@ -37,6 +37,8 @@ def detect_silence(
     blames: pd.DataFrame,
     clock: ClockEstimate,
     serving: set[str] | frozenset[str] = frozenset(),
+    outside: set[str] | frozenset[str] = frozenset(),
+    stopped: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, float]:
     """Step 5: nodes that died silently → seconds their peers logged after them.
 
@@ -45,6 +47,8 @@ def detect_silence(
     ``serving`` nodes never got past start-up in their own log (a ps, a TF1 or
     ParameterServerStrategy worker: they serve and print nothing more): their log going quiet
     is normal, so only a peer naming them implicates them, not errors that merely follow.
+    ``outside`` nodes (job-level logs) are not judged and their last line does not count as
+    a peer logging on; ``stopped`` tasks (stopped together from outside) are not judged.
     """
     last = {
         n: clock.correct(n, f.last_time)
@@ -61,9 +65,11 @@ def detect_silence(
     reactions = _reactions(symptoms, blames, clock)
     silent: dict[str, float] = {}
     for node, f in facts.items():
-        if node not in last or f.ending not in ("mid-run", "killed"):
+        if node not in last or node in outside or node in stopped:
             continue
-        others = [t for n, t in last.items() if n != node]
+        if f.ending not in ("mid-run", "killed"):
+            continue
+        others = [t for n, t in last.items() if n != node and n not in outside]
         if not others:
             continue
         after = _seconds(max(others) - last[node])

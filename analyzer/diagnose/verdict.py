@@ -96,9 +96,13 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
     times = _corrected_times(waits["victim"], _utc(waits["ts"]), ev.clock)
     started = ev.clock.correct(node, f.first_time)
     stopped = ev.clock.correct(node, f.last_time)
-    return bool(
-        started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= times.max()
-    )
+    # how long they waited: to their last wait, or, if a waiter never got further, to the end
+    # of the record (it waits on silently until the job is ended)
+    waited = times.max()
+    if set(_values(waits["victim"])) & ev.phases.serving():
+        ends = [f.last_time for f in ev.facts.values() if f.last_time is not None]
+        waited = max([waited, *(t for t in ends if not pd.isna(t))])
+    return bool(started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= waited)
 
 
 def _peers_timed_out(node: str, ev: Case) -> bool:
@@ -342,6 +346,8 @@ def _clock_dependence(ev: Case, cands: list[Candidate]) -> str | None:
             ev.blames,
             raw_clock,
             ev.phases.serving(),
+            ev.outside,
+            ev.stopped,
         ),
     )
     raw_cands = _rank(raw)

@@ -1,0 +1,55 @@
+"""The job's own end: logs that are no task's, and a stop that hit every task at once.
+
+- **Job-level logs.** A launcher's or scheduler's own output (``launcher.log``, a batch
+  script's ``slurm-42.out``, ``kubectl get events``) sits beside the tasks' logs. It says how
+  the job ended, but it is no task: it is never the first failing node, and its last line does
+  not make the tasks' logs "stop early".
+- **A stop from outside.** When a time limit, a person or the scheduler ends the job, every
+  task still alive gets the signal at once and their logs end with it within seconds of each
+  other. That ending is the job's, not a failure of each task (the task that stopped first,
+  or the one the others waited for, is what the other signals look for).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+
+from analyzer.diagnose.facts import Facts
+
+STOPPED_TOGETHER_S = 10.0  #: logs that end with a kill signal this close together were stopped
+_TASK_ID_RE = re.compile(r"^[\w-]+:\d+$")
+_OUTSIDE_SIGNAL_RE = re.compile(r"SIGTERM|SIGKILL|SIGINT|Terminated|\bKilled\b", re.I)
+
+
+def job_level_logs(facts: dict[str, Facts]) -> set[str]:
+    """Nodes that are no task: an id that is no ``job:index`` while others are, and no spec,
+    address or task entry of their own."""
+    if not any(_TASK_ID_RE.match(n) for n in facts):
+        return set()
+    return {
+        n
+        for n, f in facts.items()
+        if not _TASK_ID_RE.match(n) and not f.cluster and not f.address and not f.task
+    }
+
+
+def stopped_together(facts: dict[str, Facts], outside: set[str]) -> set[str]:
+    """Tasks whose logs end with a kill signal within ``STOPPED_TOGETHER_S`` of the last such
+    end, when there are two or more of them: the job was stopped from outside."""
+    killed: dict[str, Any] = {
+        n: f.last_time
+        for n, f in facts.items()
+        if n not in outside
+        and f.ending == "killed"
+        and f.last_time is not None
+        and not pd.isna(f.last_time)
+        and _OUTSIDE_SIGNAL_RE.search(f.exit_info or "")
+    }
+    if len(killed) < 2:
+        return set()
+    latest = max(killed.values())
+    together = {n for n, t in killed.items() if (latest - t).total_seconds() <= STOPPED_TOGETHER_S}
+    return together if len(together) >= 2 else set()
