@@ -1,0 +1,65 @@
+"""The job's own end (analyzer.diagnose.outside): job-level logs and stops from outside."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+import analyzer
+from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.outside import job_level_logs, stopped_together
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
+T0 = pd.Timestamp("2026-11-22T04:10:00Z")
+
+
+def _facts(**endings: tuple[str, str | None, float]) -> dict[str, Facts]:
+    return {
+        node: Facts(
+            node, ending=ending, exit_info=exit_info, last_time=T0 + pd.Timedelta(seconds=s)
+        )
+        for node, (ending, exit_info, s) in endings.items()
+    }
+
+
+def test_a_log_that_is_no_task_is_job_level():
+    facts = _facts(
+        **{"worker:0": ("mid-run", None, 0), "worker:1": ("mid-run", None, 1)},
+        launcher=("killed", "SIGKILL", 30),
+    )
+    assert job_level_logs(facts) == {"launcher"}
+    # alone (no job:index beside it) a stem-named log is the only node there is: a task
+    assert job_level_logs(_facts(paste=("mid-run", None, 0))) == set()
+    # a stem-named log that printed its own cluster spec is a task whose role is unknown
+    facts["launcher"].cluster = {"worker": ["127.0.0.1:1", "127.0.0.1:2"]}
+    assert job_level_logs(facts) == set()
+
+
+def test_tasks_killed_within_seconds_were_stopped_together():
+    facts = _facts(
+        **{
+            "worker:0": ("killed", "SIGTERM", 40.0),
+            "worker:2": ("killed", "SIGTERM", 40.2),
+            "worker:1": ("mid-run", None, 5.0),
+        }
+    )
+    assert stopped_together(facts, set()) == {"worker:0", "worker:2"}
+    # one kill alone is a fault, not the job's end; a crash exit is not an outside stop
+    assert stopped_together(_facts(**{"worker:0": ("killed", "SIGKILL", 1)}), set()) == set()
+    crash = _facts(**{"a:0": ("killed", "Segmentation fault", 1), "b:0": ("killed", "Aborted", 1)})
+    assert stopped_together(crash, set()) == set()
+
+
+def test_a_launcher_log_beside_the_tasks_is_never_the_verdict(tmp_path: Path):
+    folder = tmp_path / "run"
+    shutil.copytree(SAMPLES / "ps_killed", folder, ignore=shutil.ignore_patterns("truth.json"))
+    last = analyzer.load(folder).diagnosis.nodes
+    end = max(n.last_time for n in last if n.last_time is not None) + pd.Timedelta(seconds=30)
+    (folder / "launcher.log").write_text(
+        f"{end:%Y-%m-%d %H:%M:%S},000 - INFO - job ended; sending SIGKILL to every task\n"
+    )
+    run = analyzer.load(folder)
+    assert (run.root_cause.node, run.root_cause.category) == ("ps:0", "node_crash")
+    assert "launcher" in {n.node for n in run.diagnosis.nodes}
