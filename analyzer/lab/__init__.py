@@ -52,7 +52,7 @@ for _name, (_desc, _cell) in _matrix.NAMED.items():
     _ALL[_name] = Scenario(
         _name,
         _desc,
-        _matrix.FAULTS[_cell.fault].category,
+        _matrix.USUAL_CATEGORY.get(_cell.fault, _matrix.FAULTS[_cell.fault].category),
         None,
         _matrix.STYLES[_cell.style].cluster,
     )

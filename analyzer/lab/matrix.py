@@ -263,7 +263,7 @@ FAULTS: dict[str, Fault] = {
         Fault(
             "stall_deadline",
             "stall/hang",
-            "deadline_exceeded",
+            "decide",
             "signal",
             "The target is frozen with SIGSTOP while every task runs with a collective / "
             "operation timeout of 5 s.",
@@ -277,7 +277,6 @@ FAULTS: dict[str, Fault] = {
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
-            evidence=(("peers", r"DEADLINE_EXCEEDED|DeadlineExceeded|[Tt]imed out"),),
         ),
         Fault(
             "stall_notimeout",
@@ -514,6 +513,15 @@ FAULTS: dict[str, Fault] = {
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
         ),
     ]
+}
+
+# The category a "decide" fault usually ends in (its truth.json says what really happened).
+USUAL_CATEGORY = {
+    "stall_deadline": "deadline_exceeded",
+    "stall_notimeout": "hang",
+    "dup_port": "address_in_use",
+    "late": "session_blocked",
+    "version": "version_mismatch",
 }
 
 NAMINGS = ("plain", "pod", "host", "stderr", "slurm", "rotated", "gz")
@@ -840,6 +848,28 @@ def _throttle(lab: Lab, node: str, stop_s: float = 0.5, run_s: float = 0.1) -> N
     threading.Thread(target=loop, daemon=True, name="throttle").start()
 
 
+PREEMPT_GRACE = 5.0
+
+
+def _preempt_grace(lab: Lab, node: str, run: _Run) -> None:
+    """Like a kubelet: SIGTERM first, SIGKILL if the task is still there after the grace."""
+    import threading
+
+    _launcher_line(lab, f"preempting {node}: SIGTERM, SIGKILL after {PREEMPT_GRACE:.0f} s grace")
+
+    def later():
+        p = lab.procs[node].popen
+        try:
+            p.wait(PREEMPT_GRACE)
+        except subprocess.TimeoutExpired:
+            _launcher_line(lab, f"{node} still running after the grace period; SIGKILL")
+            run.extra["killed_after_grace"] = True
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p.pid, signal.SIGKILL)
+
+    threading.Thread(target=later, daemon=True, name="preempt-grace").start()
+
+
 def _squatter(lab: Lab, port: int):
     sq = lab.start_helper(
         [
@@ -990,6 +1020,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.signal(target, fault.sig)
         if fault.sig == signal.SIGSTOP:
             run.stopped.add(target)
+        if fault.sig == signal.SIGTERM:
+            _preempt_grace(lab, target, run)
     if fault.kind == "throttle":
         _wait_phase(lab, style, "training", target)
         lab.mark_fault()
@@ -1036,10 +1068,16 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
         run.target = None
     elif fault.name == "preempt":
-        if codes.get(target) not in (-15, 42, 143):
+        if codes.get(target) not in (-15, -9, 42, 143):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
-        if style.preempt_args:
+        if style.preempt_args and cell.phase == "training":
             run.expect.append((target, r"received termination notice|Termination caught"))
+        if run.extra.get("killed_after_grace"):
+            run.notes.append(
+                f"{target} caught the SIGTERM (TensorFlow's preemption notifier) and kept "
+                f"running; the launcher SIGKILLed it after a {PREEMPT_GRACE:.0f} s grace period, "
+                "as a kubelet does."
+            )
     elif fault.kind == "throttle" or fault.name == "straggler":
         if not all_ok:
             raise CellError(f"straggler run did not finish cleanly: {codes}, {run.ended_by}")
@@ -1114,6 +1152,19 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         else:
             run.category = "version_mismatch"
             run.expect = [(target, ver), (spec("any"), ANY_ERROR)]
+    elif fault.name == "stall_deadline":
+        deadline = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Tt]imed out"
+        if any(re.search(deadline, _read_all(lab, n)) for n in peers):
+            run.category = "deadline_exceeded"
+            run.expect = [(spec("peers"), deadline)]
+        elif stalled:
+            run.category = "hang"
+            run.notes.append(
+                "The timeouts were set but nothing timed out: the peers waited on the frozen "
+                f"{target} until the launcher ended the job, so this is recorded as hang."
+            )
+        else:
+            raise CellError(f"neither a deadline error nor a stall: {codes}")
     elif fault.name == "stall_notimeout":
         beat = r"stopped sending heartbeats|[Hh]eartbeat"
         if stalled:
@@ -1250,8 +1301,28 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         "interpreters": {n: _py_label(p) for n, p in run.python.items()},
     }
     truth.update(run.extra)
+    truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
+
+
+def node_log_summary(out_dir: Path, truth: dict) -> dict[str, dict]:
+    """Per node: lines, step lines, and the last line of its log (what it shows at the end)."""
+    from . import _node_texts
+
+    rx = re.compile(STYLES[truth["style"]].step_re)
+    out = {}
+    for node, files in truth["node_files"].items():
+        if not files:
+            continue
+        lines = "\n".join(t for _, t in _node_texts(Path(out_dir), files)).splitlines()
+        last = next((x for x in reversed(lines) if x.strip()), "")
+        out[node] = {
+            "lines": len(lines),
+            "step_lines": sum(1 for x in lines if rx.search(x)),
+            "last_line": last[:240],
+        }
+    return out
 
 
 def _py_label(path: str) -> str:
@@ -1293,7 +1364,11 @@ def run_matrix(
             except Exception as exc:  # a broken cell must not stop the recording
                 echo(f"{c.folder}: attempt {attempt + 1} failed: {exc}")
                 if attempt == retries:
-                    shutil.rmtree(folder, ignore_errors=True)
+                    failed = Path("/tmp/lab-failed") / c.folder
+                    shutil.rmtree(failed, ignore_errors=True)
+                    failed.parent.mkdir(parents=True, exist_ok=True)
+                    if folder.exists():
+                        shutil.move(str(folder), str(failed))
                     counts["skipped"] += 1
                     if skipped_log:
                         with open(skipped_log, "a", encoding="utf-8") as f:

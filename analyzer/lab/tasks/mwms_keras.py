@@ -50,6 +50,7 @@ def main() -> None:
         strategy.num_replicas_in_sync,
     )
     steps_per_epoch = max(1, args.steps // args.epochs)
+    replicas = strategy.num_replicas_in_sync
 
     def make_ds(input_context=None):
         x = tf.random.stateless_normal([256, args.feature_dim], seed=[index, 5])
@@ -63,10 +64,11 @@ def main() -> None:
 
             def read(i):
                 reads.append(1)
-                if args.block_at_step and len(reads) >= args.block_at_step:
+                # one read (global batch) feeds `replicas` steps, split over the workers
+                if args.block_at_step and len(reads) * replicas >= args.block_at_step:
                     _common.blocking_read(len(reads))
                 if args.slow_sleep:
-                    _common.slow_read(args.slow_sleep)
+                    _common.slow_read(args.slow_sleep * replicas)
                 return i
 
             def hook(i, batch):

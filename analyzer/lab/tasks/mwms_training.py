@@ -53,7 +53,7 @@ def main() -> None:
     x = tf.random.stateless_normal([512, args.feature_dim], seed=[index, 3])
     y = tf.reduce_sum(x, axis=1, keepdims=True)
     ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(32)
-    ds = _storage_reads(tf, ds, args)
+    ds = _storage_reads(tf, ds, args, strategy.num_replicas_in_sync)
     if feed_dtype != tf.float32:
         log.info("input pipeline: features decoded as %s", feed_dtype.name)
         ds = ds.map(lambda a, c: (tf.cast(a * 100, feed_dtype), c))
@@ -108,8 +108,12 @@ def main() -> None:
         _save_h5(tf, log, args.save_h5, w, b, index)
 
 
-def _storage_reads(tf, ds, args):
-    """Batches come through a python read hook: slow (--slow-sleep) or stuck (--block-at-step)."""
+def _storage_reads(tf, ds, args, replicas: int):
+    """Batches come through a python read hook: slow (--slow-sleep) or stuck (--block-at-step).
+
+    The distributed dataset splits each global batch over the ``replicas`` workers, so one
+    read feeds ``replicas`` steps: the hook sleeps and counts per step, not per read.
+    """
     if not (args.slow_sleep or args.block_at_step):
         return ds
 
@@ -117,10 +121,10 @@ def _storage_reads(tf, ds, args):
 
     def read(i):
         reads.append(1)
-        if args.block_at_step and len(reads) >= args.block_at_step:
+        if args.block_at_step and len(reads) * replicas >= args.block_at_step:
             _common.blocking_read(len(reads))
         if args.slow_sleep:
-            _common.slow_read(args.slow_sleep)
+            _common.slow_read(args.slow_sleep * replicas)
         return i
 
     def hook(i, batch):

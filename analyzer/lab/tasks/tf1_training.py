@@ -82,9 +82,10 @@ def main() -> None:
             big = tf.reduce_sum(tf.random.uniform([args.oom_mb * 1024 * 1024 // 4]))
 
     hooks = [tf.compat.v1.train.StopAtStepHook(last_step=args.steps)]
-    config = None
+    config = run_options = None
     if args.op_timeout_ms:
         config = tf.compat.v1.ConfigProto(operation_timeout_in_ms=args.op_timeout_ms)
+        run_options = tf.compat.v1.RunOptions(timeout_in_ms=args.op_timeout_ms)
     extra = {}
     if args.ckpt_dir:
         extra = {
@@ -109,7 +110,7 @@ def main() -> None:
                 log.info("step %d: building embedding table of %d MB", n, args.oom_mb)
                 log.info("embedding table checksum %s", sess.run(big))
             t0 = time.monotonic()
-            _, step, value = sess.run([train_op, global_step, loss])
+            _, step, value = sess.run([train_op, global_step, loss], options=run_options)
             log.info(
                 "worker %d global_step %d loss %.4f (%.3f s)",
                 index,
