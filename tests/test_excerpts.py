@@ -17,7 +17,7 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
 MIN_EXCERPTS = 200
 MIN_BENIGN = 40
-MIN_RECALL = {"tune": 1.00, "holdout": 0.97, "all": 0.98}
+MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "all": 0.99}
 MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "all": 1.00}
 
 
