@@ -143,6 +143,17 @@ def _arrow(series: pd.Series) -> pa.Array:
     return data
 
 
+def _utc_times(series: pd.Series) -> pd.DatetimeIndex:
+    """A timestamp column (Arrow-backed or numpy, zone or none) as UTC, without a Python loop."""
+    data = getattr(series.array, "_pa_array", None)
+    if data is not None and pa.types.is_timestamp(data.type):
+        values = data.to_pandas()
+        out = pd.DatetimeIndex(values)
+    else:
+        out = pd.DatetimeIndex(pd.to_datetime(series, utc=True, errors="coerce"))
+    return out.tz_localize("UTC") if out.tz is None else out.tz_convert("UTC")
+
+
 def _number(parts: pa.StructArray, name: str) -> np.ndarray:
     if name not in [parts.type.field(i).name for i in range(parts.type.num_fields)]:
         return np.full(len(parts), np.nan)
@@ -172,7 +183,7 @@ def _text(parts: pa.StructArray, name: str) -> np.ndarray:
 
 
 def _seconds(value: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    scale = np.array([_UNIT.get(u or "s", 1.0) for u in unit], dtype=float)
+    scale = pd.Series(unit, dtype=object).map(_UNIT).fillna(1.0).to_numpy(dtype=float)
     return value * scale
 
 
@@ -237,7 +248,7 @@ def progress_of(timeline: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "node": sub["node"].astype(object).to_numpy(),
-            "ts": pd.to_datetime(sub["ts"].astype(object), utc=True).to_numpy(),
+            "ts": _utc_times(sub["ts"]),
             "step": step,
             "epoch": epoch,
             "rate": rate,
@@ -251,7 +262,6 @@ def progress_of(timeline: pd.DataFrame) -> pd.DataFrame:
             "_elapsed": elapsed,
         }
     )
-    frame["ts"] = pd.to_datetime(frame["ts"], utc=True)
     frame = frame.sort_values(["node", "ts", "file", "line_no"], kind="stable").reset_index(
         drop=True
     )
