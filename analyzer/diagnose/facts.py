@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 _CLEAN_RE = re.compile(
     r"shutting down|shut down|training (?:finished|complete)|finished after|job finished"
     r"|exiting (?:cleanly|normally)|exit(?:ed)? with (?:code|status) 0\b|goodbye|all done"
-    r"|successfully (?:finished|completed)|stopping (?:the )?(?:cluster|workers|server)",
+    r"|successfully (?:finished|completed)|stopping (?:the )?(?:cluster|workers|server)"
+    r"|\sdone\.?\s*$",  # "worker 0 done": a message that ends on "done"
     re.I,
 )
 
@@ -43,7 +44,7 @@ _EXIT_RE = re.compile(
 
 
 #: Lower-case words one of which every match of the pattern above contains (ASCII text).
-_CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "all done", "stopping")
+_CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "done", "stopping")
 _EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
