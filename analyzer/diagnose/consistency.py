@@ -18,6 +18,8 @@ class Consistency:
     majority_nodes: set[str] | None = None
     version_outliers: dict[str, str] = field(default_factory=dict)  #: node → what differs
     shared_addresses: dict[str, list[str]] = field(default_factory=dict)
+    #: tasks whose spec entry repeats an address an earlier entry already holds
+    duplicates: dict[str, str] = field(default_factory=dict)  #: node → the task it repeats
 
 
 def _spec_key(cluster: dict[str, list[str]]) -> tuple:
@@ -101,6 +103,8 @@ def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
             address = raw[key]
             if len(tasks) > 1 and address not in out.shared_addresses:
                 out.shared_addresses[address] = sorted(tasks)
+                for later in tasks[1:]:  # spec order: the first entry held the address first
+                    out.duplicates.setdefault(later, tasks[0])
                 out.messages.append(
                     f"{f.node}'s cluster spec puts {', '.join(sorted(tasks))} on one address "
                     f"{address}."

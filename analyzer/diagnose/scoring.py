@@ -63,6 +63,9 @@ def score_candidates(ev: Case) -> list[Candidate]:
     if failing:
         for node in ev.consistency.spec_outliers:
             cand(node).add(3, "its cluster spec disagrees with the others'")
+        for node, first in ev.consistency.duplicates.items():
+            if node in ev.facts:
+                cand(node).add(3, f"its address in the cluster spec is {first}'s too")
         for node, what in ev.consistency.version_outliers.items():
             cand(node).add(2, f"odd version: {what}")
         unresolved = (

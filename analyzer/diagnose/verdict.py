@@ -50,7 +50,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         if spec_odd and category in SPEC_CONSEQUENCES:
             return "cluster_spec_mismatch", None
         return category, c.intrinsic.get("pattern_id")
-    if spec_odd:
+    if spec_odd or node in ev.consistency.duplicates:
         return "cluster_spec_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
