@@ -45,6 +45,7 @@ from analyzer.diagnose.stall import (
     node_pace,
     outside_end,
 )
+from analyzer.model import Evidence
 
 if TYPE_CHECKING:
     from analyzer.diagnose.case import Case
@@ -240,6 +241,21 @@ def detect_hang(
     victims = sorted((n for n in tasks if n != node), key=_node_order)
     how = describe_end(ev, outside)
     evidence = [evidence_row(ev, timeline, r, why) for r, why in rows.get(node, [])]
+    last = ev.facts[node].last_line if node in ev.facts else None
+    own = {(e.file, e.line_no) for e in evidence if e is not None and e.node == node}
+    if last and last.get("message") and (last.get("file"), last.get("line_no")) not in own:
+        line_no = last.get("line_no")
+        evidence.insert(
+            len([e for e in evidence if e is not None and e.node == node]),
+            Evidence(
+                node=node,
+                time=ev.clock.correct(node, _utc(pd.Series([last.get("ts")])).iloc[0]),
+                file=last.get("file"),
+                line_no=int(line_no) if line_no is not None and not pd.isna(line_no) else None,
+                text=str(last["message"])[:300],
+                why=f"{node}'s last line: nothing after it while the job waited",
+            ),
+        )
     if outside.rows and outside.rows[0] not in [r for r, _ in rows.get(node, [])]:
         evidence.append(evidence_row(ev, timeline, outside.rows[0], "how the job ended"))
     for peer in [n for n in sorted(every.index, key=_node_order) if n != node][:2]:
