@@ -229,7 +229,18 @@ def detect_straggler(
     }[how]
     reasons.append(f"{node}: {phrase}")
     since_row, since = _first_slow(progress, node, slow)
-    evidence = [evidence_row(ev, timeline, since_row, f"{node}'s report in the slow window")]
+    untimed = since_row is not None and not bool(
+        progress.loc[progress["row"] == since_row, "timed"].any()
+    )
+    evidence = [
+        evidence_row(
+            ev,
+            timeline,
+            since_row,
+            f"{node}'s report in the slow window"
+            + (" (its lines carry no time: the time shown is inherited)" if untimed else ""),
+        )
+    ]
     if late is not None:
         since = slow.since
         evidence = [
@@ -243,7 +254,7 @@ def detect_straggler(
     ]
     evidence += [
         evidence_row(ev, timeline, r, f"{node}'s own log while it was slow")
-        for r in _own_lines(timeline, node, since, progress)
+        for r in _own_lines(timeline, node, since, progress, _progress_end(progress))
     ]
     finished = any(ev.phases.finished(n) is not None for n in tasks)
     what = (
@@ -371,14 +382,24 @@ def _peer_rows(progress: pd.DataFrame, peers: list[str], row: Any) -> list[tuple
     return out
 
 
-def _own_lines(timeline: pd.DataFrame, node: str, since: Any, progress: pd.DataFrame) -> list:
-    """Up to ``OWN_LINES`` warnings or errors of ``node``'s log from ``since`` on that are not
-    progress: what it said while it was slow."""
+def _progress_end(progress: pd.DataFrame) -> Any:
+    """The last timed progress report of the job (training ended there), or None."""
+    timed = _steps(progress)
+    timed = timed[timed["timed"].to_numpy(dtype=bool)]
+    return timed["ts"].max() if not timed.empty else None
+
+
+def _own_lines(
+    timeline: pd.DataFrame, node: str, since: Any, progress: pd.DataFrame, until: Any = None
+) -> list:
+    """Up to ``OWN_LINES`` warnings or errors of ``node``'s log from ``since`` to ``until`` (the
+    end of training: not its teardown) that are not progress: what it said while it was slow."""
     if since is None or timeline.empty:
         return []
     mine = timeline[(timeline["node"] == node).to_numpy(dtype=bool)]
     ts = pd.to_datetime(mine["ts"].astype(object), utc=True)
-    mine = mine[(ts >= since).to_numpy()]
+    inside = (ts >= since) & (ts <= until) if until is not None else ts >= since
+    mine = mine[inside.to_numpy()]
     mine = mine[~mine.index.isin(set(progress["row"]))]
     level = mine["level"].astype(object).fillna("")
     mine = mine[level.isin(["WARNING", "ERROR", "FATAL"]).to_numpy()]
