@@ -19,7 +19,7 @@ import sys
 import textwrap
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from secret_samples import ESCAPED, MARKUP, RAW_CONTROLS, SHOWN, stamp, write_secret_logs
@@ -186,7 +186,13 @@ def multi_line_secret(draw) -> tuple[list[str], list[str]]:
     return lines, parts
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (no shrinking: one example runs the whole pipeline; a failure is reported as found)
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(
     before=st.lists(_FILLER, max_size=6),
     after=st.lists(_FILLER, max_size=4),

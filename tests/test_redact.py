@@ -267,6 +267,15 @@ MULTI = {
         [W1, W2, W3],
         ["login bob", "machine api.example.com"],
     ),
+    "json_key_end_line": (
+        [
+            ' "private_key": "-----BEGIN PRIVATE KEY-----',
+            f"\\n{BODY[0]}",
+            f'{W1}\\n{W2[:8]}==\\n-----END PRIVATE KEY-----",',
+        ],
+        [BODY[0], W1, W2[:8]],
+        ["-----END PRIVATE KEY-----"],
+    ),
     "pgpass": ([f"localhost:5432:*:postgres:{W1}"], [W1], ["localhost:5432:*:postgres:"]),
     "env_dump": (
         [

@@ -341,7 +341,7 @@ class _Found:
         self.records: set[int] = set()  # lines that start a log record of their own
 
     def add(self, no: int, values: tuple[str, ...] | list[str]) -> None:
-        values = [v for v in values if v and v != MARK]
+        values = [v for v in values if v and v != MARK and not _BEGIN.fullmatch(v)]
         if values:
             self.lines.setdefault(no, set()).update(values)
 
@@ -383,10 +383,22 @@ def _scan_pem(nos: list[int], texts: list[str], found: _Found) -> None:
                 found.whole(nos[k], texts[k])
         if end is not None and secret:
             before = texts[end][: _END.search(texts[end]).start()]
-            tail = _B64_PIECE.findall(before.replace("\\n", " "))
-            if tail and len(tail[-1]) >= 8 and before.rstrip("\\n '\"").endswith(tail[-1]):
-                found.add(nos[end], [tail[-1]])
+            found.add(nos[end], _B64_PIECE.findall(_body_tail(before).replace("\\n", " ")))
         i = end if end is not None else (inside[-1] + 1 if inside else i + 1)
+
+
+def _body_tail(text: str) -> str:
+    """The end of ``text`` that is made of key body (base64, ``\\n`` escapes, quotes)."""
+    i = len(text)
+    while i > 0:
+        c = text[i - 1]
+        if c == "n" and i >= 2 and text[i - 2] == "\\":
+            i -= 2
+        elif c in _B64_CHARS or c in "\"',":
+            i -= 1
+        else:
+            break
+    return text[i:]
 
 
 def _close_quote(text: str, start: int, quote: str) -> int:
