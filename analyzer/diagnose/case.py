@@ -72,6 +72,16 @@ class Case:
             or bool(self.blocked)
             or bool(self.waited_for())
             or bool(self.unexplained_exits())
+            or self.ended_from_outside()
+        )
+
+    def ended_from_outside(self) -> bool:
+        """Was the job stopped from outside (its tasks killed together, or a job-level log that
+        ends with the kill) before any node's training finished?"""
+        if self.phases.end is not None:
+            return False
+        return bool(self.stopped) or any(
+            self.facts[n].ending == "killed" for n in self.outside if n in self.facts
         )
 
     def unexplained_exits(self) -> set[str]:

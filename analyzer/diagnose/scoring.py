@@ -28,6 +28,10 @@ def score_candidates(ev: Case) -> list[Candidate]:
         return cands.setdefault(node, Candidate(node))
 
     peer_blames = ev.blames[~ev.blames["self"]] if not ev.blames.empty else ev.blames
+    if ev.consistency.spec_outliers and not peer_blames.empty:
+        # a task with another cluster spec waits for peers at wrong addresses, or for tasks
+        # that do not exist: what it names says nothing about them
+        peer_blames = peer_blames[~peer_blames["victim"].isin(ev.consistency.spec_outliers)]
     for node, (early_victims, victims) in _blame_groups(peer_blames):
         early = sorted(early_victims)
         late = sorted(victims - set(early))
@@ -74,6 +78,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
             else ev.errors
         )
         for node, f in ev.facts.items():
+            if f.missing and not _in_usual_spec(node, ev):
+                continue  # only a disagreeing spec names it: no such task is missing
             if f.missing and ev.blocked:
                 cand(node).add(
                     2, f"left no log while {', '.join(sorted(ev.blocked))} wait for tasks"
@@ -102,6 +108,16 @@ def score_candidates(ev: Case) -> list[Candidate]:
             _node_order(c.node),
         ),
     )
+
+
+def _in_usual_spec(node: str, ev: Case) -> bool:
+    """Does the spec most nodes agree on name ``node`` (True when no spec tells)?"""
+    usual = sorted(ev.consistency.majority_nodes or [])
+    spec = ev.facts[usual[0]].cluster if usual and usual[0] in ev.facts else None
+    if not spec:
+        return True
+    job, _, index = node.partition(":")
+    return index.isdigit() and int(index) < len(spec.get(job, []))
 
 
 def _blame_groups(peer_blames: pd.DataFrame) -> list[tuple[Any, tuple[set, set]]]:

@@ -240,6 +240,8 @@ def find_stall(
         progress = progress_of(timeline)
     if progress.empty and comparison is None:
         return None
+    if ev.consistency.spec_outliers or ev.consistency.duplicates:
+        return None  # a task with another cluster spec stalls its peers: the spec is the cause
     return detect_hang(progress, ev, timeline, comparison) or detect_straggler(
         progress, ev, timeline, comparison
     )
