@@ -20,6 +20,8 @@ import random
 import textwrap
 from pathlib import Path
 
+from hypothesis import strategies as st
+
 T0 = dt.datetime(2026, 11, 22, 4, 9, 50)
 _CLUSTER = (
     '{"cluster": {"chief": ["localhost:2220"], "ps": ["localhost:2221"], '
@@ -227,3 +229,44 @@ def write_secret_logs(folder: Path, seed: int = 15) -> tuple[Path, dict[str, lis
         lines += _grpc_error(22 + w * 0.1, TERMINAL_PAYLOAD)
         (folder / f"worker-{w}.log").write_text("\n".join(lines) + "\n")
     return folder, secrets
+
+
+# -- Hypothesis: one multi-line secret of a random kind ------------------------------------------
+
+#: A random log line (no line break, no PEM dashes).
+FILLER = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=60
+).filter(lambda s: s.strip() == s and "-----" not in s)
+
+
+@st.composite
+def multi_line_secret(draw) -> tuple[list[str], list[str]]:
+    """(lines, parts that must not be shown) of one multi-line secret of a random kind."""
+    kind = draw(st.sampled_from(["pem", "openssh_cut", "k8s", "netrc", "json_wrapped", "pprint"]))
+    raw = draw(st.binary(min_size=48, max_size=400))
+    body = textwrap.wrap(base64.b64encode(raw).decode(), draw(st.sampled_from([64, 70, 76])))
+    word = draw(st.text(alphabet="abcdefghkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",
+                        min_size=12, max_size=30))  # fmt: skip
+    parts = [p[:20] for p in body if len(p) >= 12]
+    if kind == "pem":
+        label = draw(st.sampled_from(["RSA ", "EC ", "ENCRYPTED ", "OPENSSH ", ""]))
+        lines = [f"-----BEGIN {label}PRIVATE KEY-----", *body, f"-----END {label}PRIVATE KEY-----"]
+    elif kind == "openssh_cut":
+        lines = ["-----BEGIN OPENSSH PRIVATE KEY-----", *body]
+    elif kind == "k8s":
+        lines = ["apiVersion: v1", "data:", f"  token: {word}", f"  tls.key: {body[0]}"]
+        lines += ["kind: Secret", "metadata:", "  name: x"]
+        parts = [word, body[0][:20]]
+    elif kind == "netrc":
+        lines = ["machine host.example", "  login someone", f"  password {word}"]
+        parts = [word]
+    elif kind == "json_wrapped":
+        value = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(body) + "\\n-----END PRIVATE KEY-----"
+        lines = textwrap.wrap(f'  "private_key": "{value}",', 60, drop_whitespace=False)
+        parts = [p for p in (seg[:20] for line in lines[1:] for seg in line.split("\\n"))
+                 if len(p) >= 12 and "---" not in p and '"' not in p]  # fmt: skip
+    else:
+        lines = ["{'HOME': '/root',", f" 'API_TOKEN': '{word}'", f"              '{body[0]}',"]
+        lines += [" 'PATH': '/bin'}"]
+        parts = [word, body[0][:20]]
+    return lines, parts

@@ -10,19 +10,26 @@ The same check runs in headless Chromium in ``test_browser.py``.
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
-from secret_samples import ESCAPED, MARKUP, RAW_CONTROLS, SHOWN, stamp, write_secret_logs
+from secret_samples import (
+    ESCAPED,
+    FILLER,
+    MARKUP,
+    RAW_CONTROLS,
+    SHOWN,
+    multi_line_secret,
+    stamp,
+    write_secret_logs,
+)
 
 import analyzer
 from analyzer.report.html import render
@@ -148,43 +155,6 @@ def test_notebook_views(job):
 
 # -- property: a secret across line breaks, anywhere among random lines ----------------------
 
-_FILLER = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=60
-).filter(lambda s: s.strip() == s and "-----" not in s)
-
-
-@st.composite
-def multi_line_secret(draw) -> tuple[list[str], list[str]]:
-    """(lines, parts that must not be shown) of one multi-line secret of a random kind."""
-    kind = draw(st.sampled_from(["pem", "openssh_cut", "k8s", "netrc", "json_wrapped", "pprint"]))
-    raw = draw(st.binary(min_size=48, max_size=400))
-    body = textwrap.wrap(base64.b64encode(raw).decode(), draw(st.sampled_from([64, 70, 76])))
-    word = draw(st.text(alphabet="abcdefghkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789",
-                        min_size=12, max_size=30))  # fmt: skip
-    parts = [p[:20] for p in body if len(p) >= 12]
-    if kind == "pem":
-        label = draw(st.sampled_from(["RSA ", "EC ", "ENCRYPTED ", "OPENSSH ", ""]))
-        lines = [f"-----BEGIN {label}PRIVATE KEY-----", *body, f"-----END {label}PRIVATE KEY-----"]
-    elif kind == "openssh_cut":
-        lines = ["-----BEGIN OPENSSH PRIVATE KEY-----", *body]
-    elif kind == "k8s":
-        lines = ["apiVersion: v1", "data:", f"  token: {word}", f"  tls.key: {body[0]}"]
-        lines += ["kind: Secret", "metadata:", "  name: x"]
-        parts = [word, body[0][:20]]
-    elif kind == "netrc":
-        lines = ["machine host.example", "  login someone", f"  password {word}"]
-        parts = [word]
-    elif kind == "json_wrapped":
-        value = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(body) + "\\n-----END PRIVATE KEY-----"
-        lines = textwrap.wrap(f'  "private_key": "{value}",', 60, drop_whitespace=False)
-        parts = [p for p in (seg[:20] for line in lines[1:] for seg in line.split("\\n"))
-                 if len(p) >= 12 and "---" not in p and '"' not in p]  # fmt: skip
-    else:
-        lines = ["{'HOME': '/root',", f" 'API_TOKEN': '{word}'", f"              '{body[0]}',"]
-        lines += [" 'PATH': '/bin'}"]
-        parts = [word, body[0][:20]]
-    return lines, parts
-
 
 # (no shrinking: one example runs the whole pipeline; a failure is reported as found)
 @settings(
@@ -194,8 +164,8 @@ def multi_line_secret(draw) -> tuple[list[str], list[str]]:
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )
 @given(
-    before=st.lists(_FILLER, max_size=6),
-    after=st.lists(_FILLER, max_size=4),
+    before=st.lists(FILLER, max_size=6),
+    after=st.lists(FILLER, max_size=4),
     secret=multi_line_secret(),
     prefix=st.sampled_from(["", "2026-01-01T00:00:00.000000000Z stdout F "]),
 )

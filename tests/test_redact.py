@@ -168,6 +168,8 @@ import base64  # noqa: E402
 import random  # noqa: E402
 import textwrap  # noqa: E402
 
+from secret_samples import FILLER, multi_line_secret  # noqa: E402
+
 from analyzer.report.common import printable  # noqa: E402
 from analyzer.report.redact import Redactor, find_secret_lines, redact_lines  # noqa: E402
 
@@ -447,3 +449,22 @@ def test_key_lines_each_with_a_log_prefix(tmp_path):
     shown = [R.line(t, f, n) for t, f, n in zip(tl["raw"], tl["file"], tl["line_no"], strict=True)]
     assert not [b for b in BODY if any(b in s for s in shown)]
     assert any("Socket closed" in s for s in shown)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.lists(FILLER, max_size=8),
+    after=st.lists(FILLER, max_size=8),
+    secret=multi_line_secret(),
+)
+def test_property_every_kind_across_lines_never_survives(before, after, secret):
+    """Random lines around a multi-line secret of any kind (secret_samples.multi_line_secret): no
+    part survives in the window, nor in any line shown alone, nor in any later part of it."""
+    lines, parts = secret
+    numbered = list(enumerate([*before, *lines, *after], 1))
+    window = "\n".join(redact_lines(numbered))
+    assert not [p for p in parts if p in window]
+    redactor = Redactor({"f": find_secret_lines(numbered)})
+    for k in range(len(numbered)):
+        shown = "\n".join(redactor.line(t, "f", no) for no, t in numbered[k:])
+        assert not [p for p in parts if p in shown]

@@ -360,7 +360,7 @@ def _scan_pem(nos: list[int], texts: list[str], found: _Found) -> None:
         end = None
         j = i + 1
         while j < n and nos[j] - nos[i] <= MAX_BLOCK_LINES:
-            if _END.search(texts[j]):
+            if "-----END" in texts[j]:  # (also an END cut by a wrapped line: ``-----END PRIV``)
                 end = j
                 break
             if _BEGIN.search(texts[j]):
@@ -382,7 +382,7 @@ def _scan_pem(nos: list[int], texts: list[str], found: _Found) -> None:
             elif nos[k] not in found.records:  # (another thread's log record is not the key)
                 found.whole(nos[k], texts[k])
         if end is not None and secret:
-            before = texts[end][: _END.search(texts[end]).start()]
+            before = texts[end][: texts[end].index("-----END")]
             found.add(nos[end], _B64_PIECE.findall(_body_tail(before).replace("\\n", " ")))
         i = end if end is not None else (inside[-1] + 1 if inside else i + 1)
 
@@ -435,6 +435,9 @@ def _scan_quoted(nos: list[int], texts: list[str], found: _Found) -> None:
                     found.add(nos[j], [texts[j][:close].strip()])
                     break
                 continue
+            value = texts[i][m.end() : close]
+            if len(value) >= MIN_GLOBAL:  # hidden wherever else it is printed too
+                found.add(nos[i], [value])
             rest = texts[i][close + 1 :].strip()
             if rest:  # closed on its line (``,``, ``}``, more keys): nothing continues
                 continue
@@ -634,9 +637,10 @@ def _any_of(values: set[str]) -> re.Pattern[str]:
 
 def redact_lines(lines: Sequence[tuple[int, str]]) -> list[str]:
     """A window of lines of one file, redacted: each line by :func:`redact`, and what lies inside
-    a multi-line secret (as its neighbours in the window show) hidden too."""
-    secret = find_secret_lines(lines)
-    return [redact(_hide(t, secret.get(no, ()))) for no, t in lines]
+    a multi-line secret (as its neighbours in the window show) hidden too -- also where a long
+    value of such a secret is repeated on another line of the window."""
+    redactor = Redactor({"": find_secret_lines(lines)})
+    return [redactor.line(t, "", no) for no, t in lines]
 
 
 class Redactor:
@@ -775,10 +779,11 @@ def run_secret_lines(timeline: pd.DataFrame) -> dict[str, dict[int, frozenset[st
     if "format" in timeline.columns:
         fmt = timeline["format"].astype(object).to_numpy()
         record |= (fmt != "plain") & (fmt == fmt) & np.array([f is not None for f in fmt])
+    # (the message: a wrapper's own time, as in Kubernetes CRI lines, does not make a record)
     record |= np.asarray(
-        pc.fill_null(pc.match_substring_regex(arrow("raw"), _LOG_START.pattern), False).to_numpy(
-            zero_copy_only=False
-        ),
+        pc.fill_null(
+            pc.match_substring_regex(arrow("message"), _LOG_START.pattern), False
+        ).to_numpy(zero_copy_only=False),
         dtype=bool,
     )
     out: dict[str, dict[int, frozenset[str]]] = {}
