@@ -468,3 +468,30 @@ def test_property_every_kind_across_lines_never_survives(before, after, secret):
     for k in range(len(numbered)):
         shown = "\n".join(redactor.line(t, "f", no) for no, t in numbered[k:])
         assert not [p for p in parts if p in shown]
+
+
+def test_hostile_long_lines_do_not_hang_the_window_scan():
+    """Quadratic backtracking guard (a quadratic pattern would take minutes on these lines)."""
+    import time
+
+    spaces = " " * 100_000
+    windows = [
+        ["password:" + spaces + "x"],
+        ["Authorization:" + spaces + "x"],
+        ["data:" + spaces + "x", "kind: Secret"],
+        ["data:", "  a: b", "kind: Secret" + spaces + "x"],
+        ["data:", "  key:" + spaces + "," + spaces + "x", "kind: Secret"],
+        ["{'token': 'abc'", "  'x'" + spaces + "," + spaces + "y"],
+        ['"token": "' + "a" * 200_000],
+        [
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "A" * 200_000,
+            "B" * 100_000 + "-----END RSA PRIVATE KEY-----",
+        ],
+        ["machine " + "m" * 100_000 + " login" + spaces + "x"],
+        ['"' * 200_000, "x" * 1_000_000],
+    ]
+    start = time.perf_counter()
+    for lines in windows:
+        redact_lines(list(enumerate(lines, 1)))
+    assert time.perf_counter() - start < 30

@@ -259,7 +259,6 @@ _ARMOR_HEADER = re.compile(r"^(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset
 _PIECES = re.compile(r"""\\[nrt]|["',\s]+""")
 _B64_PIECE = re.compile(r"[A-Za-z0-9+/=]+")
 _LONE_BODY = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
-_NAME = _SECRET_NAME + r"|[A-Z][A-Z0-9_]{0,60}_KEY|(?i:(?:proxy-)?authorization|cookie)"
 _QUOTED_KEY = re.compile(
     r"""(?:["'](?:[\w.-]{0,60}(?i:"""
     + _SECRET_NAME
@@ -271,18 +270,18 @@ _QUOTED_KEY = re.compile(
 )
 _BLOCK_KEY = re.compile(
     r"""^(\s*)(?:-\s+)?["']?(?:[\w.-]{0,60}(?i:""" + _SECRET_NAME + r""")[\w.-]{0,40}|"""
-    r"""[A-Z][A-Z0-9_]{0,60}_KEY)["']?\s*[:=]\s*(?:[|>][-+0-9]{0,3})?\s*$"""
+    r"""[A-Z][A-Z0-9_]{0,60}_KEY)["']?\s*[:=](?:\s*[|>][-+0-9]{0,3})?\s*$"""
 )
 _CRED_HEADER = (
     r"(?:proxy-)?authorization|x-[\w-]{0,30}(?:token|api-key|auth)[\w-]{0,30}|cookie|set-cookie"
 )
 _AUTH_OPEN = re.compile(
-    r"(?i)^\s*[>\"']?\s*(?:" + _CRED_HEADER + r")[\"']?\s*:\s*(?:" + _AUTH_SCHEMES + r")?\s*$"
+    r"(?i)^\s*[>\"']?\s*(?:" + _CRED_HEADER + r")[\"']?\s*:(?:\s*(?:" + _AUTH_SCHEMES + r"))?\s*$"
 )
 _HEADER = re.compile(r"(?i)^\s*[>\"']?\s*(?:" + _CRED_HEADER + r")[\"']?\s*:")
-_DATA = re.compile(r"""^(\s*)["']?(?:data|stringData)["']?\s*:\s*(\{)?\s*$""")
-_KIND_SECRET = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Secret["']?\s*,?\s*$""")
-_YAML_ENTRY = re.compile(r"""^\s*["']?([^:"'\s][^:"']*)["']?\s*:\s*(.*?)\s*,?\s*$""")
+_DATA = re.compile(r"""^(\s*)["']?(?:data|stringData)["']?\s*:(?:\s*(\{))?\s*$""")
+_KIND_SECRET = re.compile(r"""^\s*["']?kind["']?\s*:\s*["']?Secret["']?(?:\s*,)?\s*$""")
+_YAML_ENTRY = re.compile(r"""^\s*["']?([^:"'\s][^:"']{0,200})["']?\s*:(.*)$""")
 _INLINE_SECRET = re.compile(r'"kind"\s*:\s*"Secret"')
 _INLINE_DATA = re.compile(r'"(?:data|stringData)"\s*:\s*\{([^{}]*)\}')
 _JSON_VALUE = re.compile(r'"[^"]*"\s*:\s*"((?:[^"\\]|\\.)*)"')
@@ -292,7 +291,7 @@ _NETRC_VALUE = re.compile(r"(?i)\b(?:password|passwd|account)\s+(\S+)")
 _LOGIN_LINE = re.compile(r"^\s*login\s+\S+\s*$")
 _PASSWORD_LINE = re.compile(r"^\s*(?:password|passwd)\s+(\S+)\s*$")
 _PGPASS = re.compile(r"^\s*[^:\s#]+:(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(\S+)\s*$")
-_CONCAT = re.compile(r"""^\s*(["'])(?:[^\\]|\\.)*?\1\s*([,})\]]*)\s*$""")
+_CONCAT = re.compile(r"""^\s*(["'])(?:[^\\]|\\.)*?\1((?:\s*[,})\]])*)\s*$""")
 _LOG_START = re.compile(r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:)")
 
 #: RE2 (pyarrow) version of what may open a multi-line secret: the rows worth a closer look.
@@ -449,7 +448,7 @@ def _scan_quoted(nos: list[int], texts: list[str], found: _Found) -> None:
                 and (c := _CONCAT.match(texts[j]))
             ):
                 found.whole(nos[j], texts[j])
-                if c[2]:
+                if c[2].strip():
                     break
                 j += 1
 
@@ -522,7 +521,7 @@ def _scan_k8s(nos: list[int], texts: list[str], found: _Found) -> None:
                 found.whole(nos[j], t)  # a line of a block scalar (``tls.key: |``)
             elif t.strip():
                 e = _YAML_ENTRY.match(t)
-                value = e[2].strip().strip("\"'") if e else t.strip()
+                value = e[2].strip().rstrip(",").strip().strip("\"'") if e else t.strip()
                 if e and value in ("|", ">", "|-", ">-", "|+", ">+"):
                     scalar = _indent(t)
                 else:
