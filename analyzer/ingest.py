@@ -221,6 +221,7 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
             for s in pieces:
                 if not s.node:
                     s.node, s.identity = next(iter(told)), "content"
+    _separate_twins(streams, by_piece, problems)
     for s in streams:
         by_name = s.hint.node
         if s.node and by_name and s.node != by_name:
@@ -237,6 +238,39 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
             stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
             # a colon is for ``job:index``: a file stem never looks like one (``x:²``, ``host:22``)
             s.node, s.identity = stem.replace("!", "/").replace(":", "_"), "stem"
+
+
+def _separate_twins(
+    streams: list[_Stream], by_piece: dict[tuple, list[_Stream]], problems: list[Problem]
+) -> None:
+    """Two different logs whose contents claim one task: two tasks were given one task index.
+
+    A log among them whose file name names another task no log claims is read as that task
+    (its TF_CONFIG then disagrees with it, which the diagnosis reports); said as a problem.
+    """
+    logs_of: dict[str, list[tuple]] = defaultdict(list)
+    for key, pieces in by_piece.items():
+        for node in {s.node for s in pieces if s.node and s.identity == "content"}:
+            logs_of[node].append(key)
+    claimed = {s.node for s in streams if s.node}
+    for node, keys in logs_of.items():
+        if len(keys) < 2:
+            continue
+        for key in keys:
+            pieces = by_piece[key]
+            by_name = pieces[0].hint.node
+            if not by_name or by_name == node or by_name in claimed:
+                continue
+            claimed.add(by_name)
+            for s in pieces:
+                s.node, s.identity = by_name, "name"
+            problems.append(
+                Problem(
+                    pieces[0].parsed.source.name,
+                    f"its contents say it is {node}, as another log's do; its file name says "
+                    f"{by_name}: read as {by_name} (two tasks were given one task index?)",
+                )
+            )
 
 
 def ingest(

@@ -63,3 +63,18 @@ def test_a_launcher_log_beside_the_tasks_is_never_the_verdict(tmp_path: Path):
     run = analyzer.load(folder)
     assert (run.root_cause.node, run.root_cause.category) == ("ps:0", "node_crash")
     assert "launcher" in {n.node for n in run.diagnosis.nodes}
+
+
+def test_two_logs_that_claim_one_task_are_told_apart_by_their_names(tmp_path: Path):
+    """worker-1.log's TF_CONFIG says index 0, as worker-0.log's does: two tasks were given one
+    index. The log named worker-1 stays worker:1 and its spec is the odd one."""
+    folder = tmp_path / "run"
+    shutil.copytree(SAMPLES / "healthy", folder, ignore=shutil.ignore_patterns("truth.json"))
+    log = folder / "worker-1.log"
+    log.write_text(log.read_text().replace('"index": 1}', '"index": 0}', 1))
+    run = analyzer.load(folder)
+    assert {"worker:0", "worker:1"} <= {n.node for n in run.diagnosis.nodes}
+    assert any("two tasks claim one index" in m for m in run.diagnosis.consistency)
+    assert any(
+        "worker-1.log" in p.file and "one task index" in p.problem for p in run.ingest.problems
+    )

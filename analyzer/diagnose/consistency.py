@@ -87,6 +87,11 @@ def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
             if not in_spec:
                 out.spec_outliers.add(node)
                 out.messages.append(f"{node}'s own task {job}:{index} is not in its cluster spec.")
+            elif ":" in node and node != f"{job}:{index}":
+                out.spec_outliers.add(node)
+                out.messages.append(
+                    f"{node}'s TF_CONFIG says it is task {job}:{index}: two tasks claim one index."
+                )
 
 
 def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:

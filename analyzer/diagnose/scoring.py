@@ -66,7 +66,9 @@ def score_candidates(ev: Case) -> list[Candidate]:
     failing = ev.failing
     if failing:
         for node in ev.consistency.spec_outliers:
-            cand(node).add(3, "its cluster spec disagrees with the others'")
+            # a spec the others do not share breaks the job for everyone: what they then log
+            # (waits, aborted collectives naming their leader) follows from it
+            cand(node).add(5, "its cluster spec disagrees with the others'")
         for node, first in ev.consistency.duplicates.items():
             if node in ev.facts:
                 cand(node).add(3, f"its address in the cluster spec is {first}'s too")
@@ -86,6 +88,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
                 )
             elif f.missing and not unresolved.empty:
                 cand(node).add(1, "left no log while peers report unreachable peers")
+            elif f.missing and ev.ended_from_outside():
+                cand(node).add(2, "left no log, and the job was stopped before any training ended")
     if not peer_blames.empty:
         first_error = ev.first_errors  # (= errors.sort_values("ts").groupby("node").head(1))
         victims_rows = set(_values(peer_blames["row"]))

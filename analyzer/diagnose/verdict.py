@@ -54,7 +54,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "cluster_spec_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
-    if f is not None and f.missing and ev.blocked and ev.errors.empty:
+    if f is not None and f.missing and ev.errors.empty and (ev.blocked or ev.ended_from_outside()):
         return "session_blocked", None
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
