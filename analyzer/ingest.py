@@ -336,6 +336,7 @@ def ingest(
 
     nodes: dict[str, NodeInfo] = {}
     tables: list[pa.Table] = []
+    carry: dict[str, pa.Scalar] = {}  #: node → the last time of its previous piece
     for s in sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name)):
         src = s.parsed.source
         job, _, index = s.node.partition(":")  # type: ignore[union-attr]
@@ -369,6 +370,13 @@ def ingest(
             n = s.table.num_rows
             ts = pa.nulls(n, pa.timestamp("ns", tz="UTC"))
             origin, notes = pa.array(["none"] * n, pa.large_string()), {}
+        if ts.null_count and carry.get(s.node) is not None:
+            # lines before a piece's first timed line follow the node's previous piece (an
+            # older rotation, read first): a rotated log of untimed lines keeps its order
+            origin = pc.if_else(pc.is_null(ts), "inherited", origin)
+            ts = pc.fill_null(ts, carry[s.node])
+        if ts.null_count < len(ts):
+            carry[s.node] = pc.max(ts)
         problems.extend(
             Problem(src.name, msg) for msg in time_anomalies(ts, origin, s.table["line_no"])
         )

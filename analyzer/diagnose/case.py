@@ -128,6 +128,10 @@ class Case:
             got = self._memo["first_errors"] = self.errors.loc[first]
         return got
 
+    def intrinsic_nodes(self) -> set[str]:
+        """Nodes with an error of their own."""
+        return set(_values(self.intrinsic["node"])) if not self.intrinsic.empty else set()
+
     def waited_for(self) -> set[str]:
         """Nodes that peers waited for at start-up, by name (``CreateSession still waiting``)."""
         if self.blames.empty:

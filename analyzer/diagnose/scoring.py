@@ -10,9 +10,11 @@ import pandas as pd
 from analyzer.diagnose.case import Candidate, Case, _corrected
 from analyzer.diagnose.common import (
     _KILLED_RE,
+    START_WAIT_S,
     _dict_rows,
     _human_duration,
     _node_order,
+    _seconds,
     _utc,
     _utc_one,
     _values,
@@ -37,7 +39,16 @@ def score_candidates(ev: Case) -> list[Candidate]:
         late = sorted(victims - set(early))
         c = cand(str(node))
         c.blamers = early + late
-        if early:
+        f = ev.facts.get(str(node))
+        if (
+            early
+            and f is not None
+            and f.ending == "clean"
+            and str(node) not in ev.intrinsic_nodes()
+        ):
+            # named, but its own log ends with a goodbye and no error: it did its part
+            c.add(1, f"named by {', '.join(early)}, but its log ends cleanly")
+        elif early:
             c.add(3 + min(len(early) - 1, 3), f"blamed by {', '.join(early)}")
         if late:
             c.add(1, f"named later by {', '.join(late)}, after their own failure had begun")
@@ -56,6 +67,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             reactions = _reactions(ev.symptom_times(), ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
+    for node in ev.blocked:
+        late = _late_by(node, ev)
+        if late is not None:
+            cand(node).add(
+                3, f"started {_human_duration(late)} after its peers and never got past start-up"
+            )
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():
@@ -112,6 +129,21 @@ def score_candidates(ev: Case) -> list[Candidate]:
             _node_order(c.node),
         ),
     )
+
+
+def _late_by(node: str, ev: Case) -> float | None:
+    """Seconds by which ``node``'s log starts after the median of its peers', when that is
+    at least ``START_WAIT_S`` (a late start, not start-up jitter)."""
+    starts = {
+        n: ev.clock.correct(n, f.first_time)
+        for n, f in ev.facts.items()
+        if f.first_time is not None and not pd.isna(f.first_time) and n not in ev.outside
+    }
+    if node not in starts or len(starts) < 2:
+        return None
+    others = sorted(t for n, t in starts.items() if n != node)
+    late = _seconds(starts[node] - others[len(others) // 2])
+    return late if late >= START_WAIT_S else None
 
 
 def _in_usual_spec(node: str, ev: Case) -> bool:

@@ -242,6 +242,10 @@ def find_stall(
         return None
     if ev.consistency.spec_outliers or ev.consistency.duplicates:
         return None  # a task with another cluster spec stalls its peers: the spec is the cause
+    from analyzer.diagnose.scoring import _late_by
+
+    if any(_late_by(n, ev) is not None for n in ev.blocked):
+        return None  # a task that came late and never got past start-up: that is the cause
     return detect_hang(progress, ev, timeline, comparison) or detect_straggler(
         progress, ev, timeline, comparison
     )

@@ -60,6 +60,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
         return ("node_crash" if _died_while_awaited(node, ev) else "session_blocked"), None
+    if node in ev.blocked and node not in ev.silent:
+        return "session_blocked", None
     if (
         f is None
         or f.missing
