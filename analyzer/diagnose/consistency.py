@@ -20,6 +20,7 @@ class Consistency:
     shared_addresses: dict[str, list[str]] = field(default_factory=dict)
     #: tasks whose spec entry repeats an address an earlier entry already holds
     duplicates: dict[str, str] = field(default_factory=dict)  #: node → the task it repeats
+    claims: dict[str, str] = field(default_factory=dict)  #: node → the other task it says it is
 
 
 def _spec_key(cluster: dict[str, list[str]]) -> tuple:
@@ -89,6 +90,7 @@ def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
                 out.messages.append(f"{node}'s own task {job}:{index} is not in its cluster spec.")
             elif ":" in node and node != f"{job}:{index}":
                 out.spec_outliers.add(node)
+                out.claims[node] = f"{job}:{index}"
                 out.messages.append(
                     f"{node}'s TF_CONFIG says it is task {job}:{index}: two tasks claim one index."
                 )

@@ -86,6 +86,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             # a spec the others do not share breaks the job for everyone: what they then log
             # (waits, aborted collectives naming their leader) follows from it
             cand(node).add(5, "its cluster spec disagrees with the others'")
+        intrinsic = _earliest_rows(ev.intrinsic)
+        for node, other in ev.consistency.claims.items():
+            got = intrinsic.get(other)
+            if got is not None and got.get("category") == "address_in_use":
+                # two processes bound for one task's port: the one that is not that task
+                cand(node).add(4, f"it claims to be {other}, which then could not bind its port")
         for node, first in ev.consistency.duplicates.items():
             if node in ev.facts:
                 cand(node).add(3, f"its address in the cluster spec is {first}'s too")

@@ -117,9 +117,19 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
         return False
     times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
     window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
-    firsts = window.sort_values("ts").drop_duplicates("node")["category"]
-    return bool(len(firsts)) and (firsts == "deadline_exceeded").mean() > 0.5
+    firsts = window.sort_values("ts").drop_duplicates("node")
+    if firsts.empty:
+        return False
+    # what their first errors say, whichever rule named them: a deadline's status code too
+    text = firsts["message"].astype(str)
+    if "full_text" in firsts:
+        text = firsts["full_text"].fillna(firsts["message"]).astype(str)
+    timed_out = (firsts["category"] == "deadline_exceeded") | text.str.contains(_TIMED_OUT_RE)
+    return bool(timed_out.mean() > 0.5)
 
+
+#: A deadline's status in any error's text (gRPC status 4, TF's DeadlineExceededError).
+_TIMED_OUT_RE = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Dd]eadline [Ee]xceeded|timed out"
 
 #: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
 _CLOSED_RE = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
