@@ -308,9 +308,25 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.drop(columns="_elapsed")
 
 
+def _throughput(progress: pd.DataFrame) -> pd.Series:
+    """Per node, steps per second over its whole reporting time (first to last timed report
+    with a step): what the job really made, pauses included."""
+    rows = progress[
+        progress["step"].notna() & progress["timed"] & (progress["source"] != "checkpoint")
+    ]
+    if rows.empty:
+        return pd.Series(dtype=float)
+    g = rows.groupby("node")
+    span = (g["ts"].max() - g["ts"].min()).dt.total_seconds()
+    steps = g["step"].max() - g["step"].min()
+    out = steps / span
+    return out[(span > 0) & (steps > 0)].astype(float)
+
+
 def summary(progress: pd.DataFrame) -> pd.DataFrame:
-    """One row per node: reports, first/last report, last step, steps per second (median of
-    its reported or derived rates), median step time, median interval between its reports."""
+    """One row per node: reports, first/last report, last step, steps per second (over its
+    whole reporting time; else the median rate it reports), median step time, median interval
+    between its reports."""
     cols = [
         "reports",
         "first",
@@ -340,7 +356,7 @@ def summary(progress: pd.DataFrame) -> pd.DataFrame:
             "last": g["ts"].max(),
             "last_step": last_step,
             "last_step_time": last_step_time,
-            "rate": g["rate"].median(),
+            "rate": _throughput(progress).combine_first(g["rate"].median()),
             "step_time_s": g["step_time_s"].median(),
             "report_interval_s": interval,
             "sources": g["source"].agg(lambda s: ",".join(sorted(set(s)))),

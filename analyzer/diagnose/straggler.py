@@ -191,27 +191,42 @@ def detect_straggler(
         key=_node_order,
     )
     if found is None:
-        # the job slowed down, and no signal names the node it waited for
-        what = (
-            f"ran {slow.factor:.1f}x slower from step {slow.since_step:g} on, at the pace of a "
-            "task the logs do not name"
-        )
-        evidence = [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
+        # the job slowed down (in the run, or against the baseline), and no signal names the
+        # node it waited for
+        if slow is not None:
+            what = (
+                f"ran {slow.factor:.1f}x slower from step {slow.since_step:g} on, at the pace of "
+                "a task the logs do not name"
+            )
+            evidence = [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
+        else:
+            what = (
+                f"ran {base_slower:.1f}x slower than the baseline, at the pace of a task the logs "
+                "do not name"
+            )
+            evidence = [
+                evidence_row(ev, timeline, r, "a progress report of the slow run")
+                for r in _steps(progress)["row"].head(2)
+            ]
         return Stall(
             category="straggler",
             node=None,
-            time=slow.since,
+            time=slow.since if slow is not None else None,
             what=what,
             confidence=0.3,
             evidence=evidence,
             reasons=reasons,
             ambiguity=(
-                "no node reports a step time out of line with its peers', and no node's step "
-                "count lags: the logs do not tell which task was slow (per-task step timing "
-                "or a good run to compare with, --baseline, would)"
+                "no node reports a step time out of line with its peers', no node's step count "
+                "lags and none answers late: the logs do not tell which task was slow"
+                + (
+                    ""
+                    if comparison is not None
+                    else " (a good run to compare with, --baseline, may)"
+                )
             ),
             victims=[],
-            details={"factor": slow.factor},
+            details={"factor": slow.factor if slow is not None else base_slower},
         )
     node, factor, how, peers = found
     phrase = {
@@ -334,13 +349,20 @@ def _late_responder(
 
 
 def _slowest_against_baseline(comparison: Any) -> str | None:
-    worst, node = 0.0, None
-    for n in comparison.nodes:
-        if n.rate and n.baseline_rate and n.rate > 0:
-            slower = n.baseline_rate / n.rate
-            if slower > worst:
-                worst, node = slower, n.node
-    return node if worst >= SLOW_FACTOR else None
+    """The node whose own step rate fell most against the baseline, when it fell
+    ``SLOW_FACTOR`` times and clearly more than its peers' (in a synchronous job all fall
+    alike: that names nobody)."""
+    slower = {
+        n.node: n.baseline_rate / n.rate
+        for n in comparison.nodes
+        if n.rate and n.baseline_rate and n.rate > 0
+    }
+    if not slower:
+        return None
+    node = max(slower, key=lambda n: (slower[n], n))
+    others = [v for n, v in slower.items() if n != node]
+    stands_out = not others or slower[node] >= 1.5 * float(np.median(others))
+    return node if slower[node] >= SLOW_FACTOR and stands_out else None
 
 
 def _slow_rows(progress: pd.DataFrame, slow: Slowdown) -> list[tuple[Any, str]]:
