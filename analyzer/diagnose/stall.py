@@ -240,6 +240,12 @@ def find_stall(
         progress = progress_of(timeline)
     if progress.empty and comparison is None:
         return None
+    if ev.zones.offsets and not progress.empty:
+        # the same zone fix as the other steps' times (step 0): progress times follow their lines
+        from analyzer.diagnose.zones import aligned_times
+
+        aligned = aligned_times(timeline, ev.zones)
+        progress = progress.assign(ts=aligned.reindex(progress["row"].to_numpy()).to_numpy())
     if ev.consistency.spec_outliers or ev.consistency.duplicates:
         return None  # a task with another cluster spec stalls its peers: the spec is the cause
     from analyzer.diagnose.scoring import _late_by
