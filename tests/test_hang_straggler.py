@@ -145,3 +145,18 @@ def test_baseline_keeps_the_verdict_and_shows_the_difference(pair):
     assert c.differences, "a hung or slow run that differs in nothing from a good one"
     data = run.to_dict()
     assert data["baseline"]["failed"] == str(failed)
+
+
+def test_a_wrong_zone_on_one_node_keeps_the_hang_verdict():
+    """The chief's zone-less lines read an hour off (--tz): the zone fix moves its progress
+    too, so the stall and its culprit stay where they were."""
+    runs = [(f, t) for f, t in STALLS if t["root_cause_category"] == "hang"]
+    for folder, truth in runs:
+        plain = load(folder, condensed=True).root_cause
+        if plain.node != truth["first_failing_node"]:
+            continue
+        reporting = sorted(load(folder, condensed=True).progress["node"].unique())
+        shifted = load(folder, condensed=True, node_tz={reporting[0]: "Europe/Berlin"})
+        rc = shifted.root_cause
+        assert (rc.node, rc.category) == (plain.node, plain.category), folder
+        assert abs((rc.time - plain.time).total_seconds()) < 1
