@@ -1082,7 +1082,7 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         if not all_ok:
             raise CellError(f"straggler run did not finish cleanly: {codes}, {run.ended_by}")
         run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
-        run.extra["step_seconds_median"] = _step_times(lab, style)
+        run.extra["step_seconds"] = _step_times(lab, style)
     elif fault.kind == "hdf5":
         writers, errors = [], {}
         for n in started:
@@ -1187,14 +1187,26 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         raise CellError(f"{target} did not fail to bind: {codes}")
 
 
-def _step_times(lab: Lab, style: Style) -> dict[str, float]:
+STEP_TIME_RE = r"loss [-\d.naif]+ \((\d+\.\d+) s\)"
+
+
+def step_time_stats(texts: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Per node: mean, median and max of the '(x s)' step times its step lines print."""
     out = {}
-    for n in style.train_nodes:
-        vals = [float(v) for v in re.findall(r"loss [-\d.naif]+ \((\d+\.\d+) s\)", lab.read(n))]
+    for n, text in texts.items():
+        vals = sorted(float(v) for v in re.findall(STEP_TIME_RE, text))
         if vals:
-            vals.sort()
-            out[n] = round(vals[len(vals) // 2], 3)
+            out[n] = {
+                "mean": round(sum(vals) / len(vals), 3),
+                "median": round(vals[len(vals) // 2], 3),
+                "max": round(vals[-1], 3),
+                "steps": len(vals),
+            }
     return out
+
+
+def _step_times(lab: Lab, style: Style) -> dict[str, dict[str, float]]:
+    return step_time_stats({n: lab.read(n) for n in style.train_nodes if n in lab.procs})
 
 
 def _describe(cell: Cell, style: Style, fault: Fault, run: _Run) -> str:

@@ -132,7 +132,8 @@ def main() -> None:
     )
     log.info("training finished after %d steps", steps_per_epoch * args.epochs)
     if args.ckpt_dir and args.ckpt_rounds:
-        chief = job == "chief" or (job == "worker" and index == 0)
+        has_chief = "chief" in _common.tf_config().get("cluster", {})
+        chief = job == "chief" or (job == "worker" and index == 0 and not has_chief)
         base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
         os.makedirs(base, exist_ok=True)
         eval_ds = make_ds()
