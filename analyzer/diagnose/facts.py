@@ -49,6 +49,9 @@ _EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "t
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
 #: Lines of work (a training step, a checkpoint): a log whose last word is one has not ended.
+#: Searched in a line's first ``WORK_TEXT`` characters (a step line is short; ``\d+/\d+``
+#: over a megabyte of digits would take Python's regex engine quadratic time).
+WORK_TEXT = 1000
 _WORK_RE = re.compile("|".join(p for name, p in PHASES if name in ("training", "checkpoint")))
 _DIGITS_RE = re.compile(r"\d+")
 _VERSION_RES = {
@@ -122,7 +125,7 @@ def _ending_of(tail: pd.DataFrame | list) -> tuple[str, str | None, dict | None]
         ):
             return "exception", exit_info, exit_line
         if level in ("INFO", "DEBUG"):
-            if _WORK_RE.search(_text(row.message)):
+            if _WORK_RE.search(_text(row.message)[:WORK_TEXT]):
                 break  # a step or a checkpoint after the goodbye: the goodbye was not the end
             progress += 1
             if progress >= CLEAN_LOOKBACK:  # ordinary progress was the last word
