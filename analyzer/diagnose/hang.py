@@ -107,7 +107,13 @@ def detect_hang(
     if any(not _said_goodbye(ev, n) for n in gone):
         return None
     cutoff = end if outside.time is not None else stop + pd.Timedelta(seconds=threshold)
-    if not errors_before(ev, cutoff).empty:
+    early = errors_before(ev, cutoff)
+    if outside.time is not None:
+        # the job's own timeouts did not end it (an outside party had to): the symptoms it
+        # logged while stuck (cancelled steps, aborted rendezvous) do not explain the stall,
+        # only a node's own error would
+        early = early[early.index.isin(ev.intrinsic.index)]
+    if not early.empty:
         return None  # something failed with an error of its own first
     stalled = max((end - stop).total_seconds(), 0.0)
 
