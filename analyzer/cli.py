@@ -362,7 +362,9 @@ def lab(
     ] = False,
     style: Annotated[str | None, typer.Option(help="With --matrix: only this style.")] = None,
     fault: Annotated[str | None, typer.Option(help="With --matrix: only this fault.")] = None,
-    limit: Annotated[int | None, typer.Option(help="With --matrix: record at most N cells.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="With --matrix: record at most N cells.")
+    ] = None,
 ) -> int:
     """Run a real TensorFlow cluster on 127.0.0.1, inject a fault, and record every node's log."""
     from analyzer import lab as lab_mod

@@ -25,6 +25,10 @@ _NO_NOTICE = (
     "SIGTERM without a handler: the task's log just stops as after a kill; no line in any log "
     "says it was a preemption (a scheduler's notice would), so the verdict is node_crash"
 )
+_SLOW_INPUT = (
+    "a worker with slow input reads in a synchronous job: every worker then reports the same "
+    "step times from step 1, so no node stands out; with --baseline the job is 4x slower"
+)
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
     "pss/preempt-worker-checkpoint-stderr": _NO_NOTICE,
@@ -46,6 +50,13 @@ KNOWN_WRONG: dict[str, str] = {
         "without locking nothing fails to open; the reader fails on the lab script's own check "
         "of the weights it reads back (a ValueError no library prints)"
     ),
+    "mwms_ctl/block-worker-training-pod": (
+        "a worker blocked in a step of a synchronous job: every worker stops at the same step "
+        "and all outlive the SIGTERM; the verdict is hang on another worker at low confidence, "
+        "saying the logs cannot tell which"
+    ),
+    "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
+    "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     "mwms_keras/shape-worker-training-pod": (
         "the collective's shape error names the op's device and a remote target; which member "
         "holds the odd shape needs a vote over the shapes each member reports (not done yet)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analyzer.diagnose.clocks import ClockEstimate
@@ -73,7 +74,35 @@ class Case:
             or bool(self.waited_for())
             or bool(self.unexplained_exits())
             or self.ended_from_outside()
+            or bool(self.notices())
         )
+
+    def notices(self) -> dict[str, dict]:
+        """Per node, its first preemption notice (a warning too: TF's ``SIGTERM caught``), when
+        the node was not stopped together with the whole job: the scheduler took that task."""
+        got = self._memo.get("notices")
+        if got is None:
+            got = {}
+            f = self.findings
+            if f is not None and not f.empty:
+                own = (
+                    (f["blames"] == "self").fillna(False).to_numpy(dtype=bool)
+                    if "blames" in f
+                    else np.zeros(len(f), dtype=bool)
+                )
+                keep = (
+                    own  # a notice about this task itself, not a peer's handler reacting
+                    & (f["category"] == "preemption").to_numpy(dtype=bool)
+                    & ~f["benign"].fillna(False).astype(bool).to_numpy()
+                    & f["severity"].isin(("warning", "error", "fatal")).to_numpy()
+                )
+                rows = f[keep]
+                for label, node in zip(rows.index.tolist(), _values(rows["node"]), strict=True):
+                    node = str(node)
+                    if node not in got and node not in self.stopped and node not in self.outside:
+                        got[node] = rows.loc[label].to_dict()
+            self._memo["notices"] = got
+        return got
 
     def ended_from_outside(self) -> bool:
         """Was the job stopped from outside (its tasks killed together, or a job-level log that

@@ -67,6 +67,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             reactions = _reactions(ev.symptom_times(), ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
+    for node, notice in ev.notices().items():
+        if node not in cands or cands[node].intrinsic is None:
+            c = cand(node)
+            c.add(3, "the scheduler's notice: it was being taken away (preemption)")
+            if c.intrinsic is None:
+                c.intrinsic = notice
     for node in ev.blocked:
         late = _late_by(node, ev)
         if late is not None:

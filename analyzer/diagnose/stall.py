@@ -226,6 +226,22 @@ def stall_diagnosis(stall: Stall, ev: Case, rules: Any, notes: list[str]) -> Dia
     return _finish(root, ev, statuses(stall, ev), notes)
 
 
+#: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
+_CLOSED = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
+
+
+def _peers_lost_a_process(ev: Case) -> bool:
+    """Did a node's errors (shutdown noise already set aside) say a peer's connection was
+    refused or reset?"""
+    errors = ev.errors
+    if errors.empty:
+        return False
+    text = errors["message"].astype(str)
+    if "full_text" in errors:
+        text = errors["full_text"].fillna(errors["message"]).astype(str)
+    return bool(text.str.contains(_CLOSED).any())
+
+
 def find_stall(
     ev: Case, timeline: pd.DataFrame, progress: pd.DataFrame | None, comparison: Any = None
 ) -> Stall | None:
@@ -252,6 +268,8 @@ def find_stall(
 
     if any(_late_by(n, ev) is not None for n in ev.blocked):
         return None  # a task that came late and never got past start-up: that is the cause
+    if _peers_lost_a_process(ev):
+        return None  # a refused or reset connection: a process died, it did not hang
     return detect_hang(progress, ev, timeline, comparison) or detect_straggler(
         progress, ev, timeline, comparison
     )
