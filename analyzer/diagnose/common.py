@@ -38,6 +38,10 @@ TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
 SHORT_MESSAGE = 60  #: evidence lines shorter than this show their continuation lines too
 TEXT_LIMIT = 300
+#: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
+CLOSED_RE = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
+#: A deadline's status in any error's text (gRPC status 4, TF's DeadlineExceededError).
+TIMED_OUT_RE = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Dd]eadline [Ee]xceeded|timed out"
 #: Substrings of the lines this module reads beyond the rules' matches (for a condensed ingest).
 KEYWORDS = (
     "remote target",
@@ -285,3 +289,11 @@ def _node_order(node: str) -> tuple:
     job, _, index = node.partition(":")
     order = {"chief": 0, "master": 0, "coordinator": 1, "ps": 2, "worker": 3, "evaluator": 4}
     return (order.get(job, 5), job, int(index) if index.isdigit() else 0, node)
+
+
+def error_texts(frame: pd.DataFrame) -> pd.Series:
+    """Each finding's full text (with its continuation lines) where known, else its message."""
+    text = frame["message"].astype(str)
+    if "full_text" in frame:
+        text = frame["full_text"].fillna(frame["message"]).astype(str)
+    return text

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analyzer.diagnose.common import _node_order, _utc
+from analyzer.diagnose.common import CLOSED_RE, _node_order, _utc, error_texts
 from analyzer.identity import task_name
 from analyzer.model import Diagnosis, Evidence, RootCause
 
@@ -226,20 +226,10 @@ def stall_diagnosis(stall: Stall, ev: Case, rules: Any, notes: list[str]) -> Dia
     return _finish(root, ev, statuses(stall, ev), notes)
 
 
-#: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
-_CLOSED = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
-
-
 def _peers_lost_a_process(ev: Case) -> bool:
     """Did a node's errors (shutdown noise already set aside) say a peer's connection was
     refused or reset?"""
-    errors = ev.errors
-    if errors.empty:
-        return False
-    text = errors["message"].astype(str)
-    if "full_text" in errors:
-        text = errors["full_text"].fillna(errors["message"]).astype(str)
-    return bool(text.str.contains(_CLOSED).any())
+    return not ev.errors.empty and bool(error_texts(ev.errors).str.contains(CLOSED_RE).any())
 
 
 def find_stall(

@@ -11,12 +11,14 @@ import pandas as pd
 from analyzer.diagnose.case import Candidate, Case, _corrected
 from analyzer.diagnose.clocks import ClockEstimate, _corrected_times
 from analyzer.diagnose.common import (
+    CLOSED_RE,
     MAX_EVIDENCE,
     SILENCE_BURST_S,
     SILENCE_GRACE_S,
     SKEW_MIN_S,
     SPEC_CONSEQUENCES,
     START_WAIT_S,
+    TIMED_OUT_RE,
     _clip,
     _human_duration,
     _node_order,
@@ -25,6 +27,7 @@ from analyzer.diagnose.common import (
     _seconds,
     _utc,
     _values,
+    error_texts,
 )
 from analyzer.diagnose.evidence import (
     _blame_evidence,
@@ -107,32 +110,28 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
     return bool(started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= waited)
 
 
-def _peers_timed_out(node: str, ev: Case) -> bool:
-    """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
-    connection (it died)? A dead process closes its sockets; a hung one keeps them open."""
-    f = ev.facts[node]
-    stop = ev.clock.correct(node, f.last_time)
+def _first_reactions(node: str, ev: Case) -> pd.DataFrame:
+    """Each peer's first error within ``SILENCE_BURST_S`` after ``node`` went quiet."""
+    stop = ev.clock.correct(node, ev.facts[node].last_time)
     peers = ev.errors[ev.errors["node"] != node]
     if peers.empty:
-        return False
+        return peers
     times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
     window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
-    firsts = window.sort_values("ts").drop_duplicates("node")
+    return window.sort_values("ts").drop_duplicates("node")
+
+
+def _peers_timed_out(node: str, ev: Case) -> bool:
+    """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
+    connection (it died)? A dead process closes its sockets; a hung one keeps them open.
+    What their first errors say counts, whichever rule named them: a deadline's status too."""
+    firsts = _first_reactions(node, ev)
     if firsts.empty:
         return False
-    # what their first errors say, whichever rule named them: a deadline's status code too
-    text = firsts["message"].astype(str)
-    if "full_text" in firsts:
-        text = firsts["full_text"].fillna(firsts["message"]).astype(str)
-    timed_out = (firsts["category"] == "deadline_exceeded") | text.str.contains(_TIMED_OUT_RE)
+    timed_out = (firsts["category"] == "deadline_exceeded") | error_texts(firsts).str.contains(
+        TIMED_OUT_RE
+    )
     return bool(timed_out.mean() > 0.5)
-
-
-#: A deadline's status in any error's text (gRPC status 4, TF's DeadlineExceededError).
-_TIMED_OUT_RE = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Dd]eadline [Ee]xceeded|timed out"
-
-#: What a peer sees of a process that is gone (its sockets closed), not of one that hangs.
-_CLOSED_RE = r"Connection refused|Connection reset|Socket closed|failed to connect to all addresses"
 
 
 def _peers_gave_up(node: str, ev: Case) -> str | None:
@@ -142,19 +141,10 @@ def _peers_gave_up(node: str, ev: Case) -> str | None:
     of their first errors then have, or None."""
     if _peers_timed_out(node, ev):
         return "deadline_exceeded"
-    f = ev.facts[node]
-    stop = ev.clock.correct(node, f.last_time)
-    peers = ev.errors[ev.errors["node"] != node]
-    if peers.empty:
-        return None
-    times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
-    window = peers[(times >= stop) & (times <= stop + pd.Timedelta(seconds=SILENCE_BURST_S))]
-    firsts = window.sort_values("ts").drop_duplicates("node")
-    if "full_text" in firsts:  # a refused or reset connection: its process was gone, it died
-        texts = firsts["full_text"].fillna(firsts["message"]).astype(str)
-        if texts.str.contains(_CLOSED_RE).any():
-            return None
-    if len(firsts) and (firsts["category"] == "coordination_failure").mean() > 0.5:
+    firsts = _first_reactions(node, ev)
+    if firsts.empty or error_texts(firsts).str.contains(CLOSED_RE).any():
+        return None  # a refused or reset connection: its process was gone, it died
+    if (firsts["category"] == "coordination_failure").mean() > 0.5:
         return "coordination_failure"
     return None
 
