@@ -57,10 +57,6 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
-    "mwms_keras/shape-worker-training-pod": (
-        "the collective's shape error names the op's device and a remote target; which member "
-        "holds the odd shape needs a vote over the shapes each member reports (not done yet)"
-    ),
 }
 
 

@@ -19,6 +19,7 @@ from analyzer.diagnose.common import (
     _utc_one,
     _values,
 )
+from analyzer.diagnose.shapes import odd_shape_members
 from analyzer.diagnose.silence import _reacted, _reactions
 
 
@@ -67,6 +68,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
             reactions = _reactions(ev.symptom_times(), ev.blames, ev.clock)
         if _reacted(reactions, node, ev.clock.correct(node, ev.facts[node].last_time)):
             cand(node).add(1, "its peers began failing right after it went quiet")
+    for node, why in odd_shape_members(ev).items():
+        cand(node).add(4, why)
     for node, notice in ev.notices().items():
         if node not in cands or cands[node].intrinsic is None:
             c = cand(node)

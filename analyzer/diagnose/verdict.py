@@ -38,6 +38,7 @@ from analyzer.diagnose.evidence import (
 )
 from analyzer.diagnose.phrases import CATEGORY_PHRASE, DEFAULT_REMEDIATION, ENDING_TEXT
 from analyzer.diagnose.scoring import _blame_groups, _rank
+from analyzer.diagnose.shapes import odd_shape_members
 from analyzer.diagnose.silence import detect_silence
 from analyzer.diagnose.zones import ZoneFix
 from analyzer.identity import task_name
@@ -55,6 +56,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return category, c.intrinsic.get("pattern_id")
     if spec_odd or node in ev.consistency.duplicates:
         return "cluster_spec_mismatch", None
+    if c.intrinsic is None and node in odd_shape_members(ev):
+        return "shape_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
     if f is not None and f.missing and ev.errors.empty and (ev.blocked or ev.ended_from_outside()):
