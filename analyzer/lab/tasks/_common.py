@@ -123,3 +123,30 @@ def blocking_read(step: int) -> None:
 def slow_read(seconds: float) -> None:
     """A slow storage read on this host only."""
     time.sleep(seconds)
+
+
+def storage_reads(tf, ds, args, replicas: int):
+    """Batches come through a python read hook: slow (--slow-sleep) or stuck (--block-at-step).
+
+    The distributed dataset splits each global batch over the ``replicas`` workers, so one
+    read feeds ``replicas`` steps: the hook sleeps and counts per step, not per read.
+    """
+    if not (args.slow_sleep or args.block_at_step):
+        return ds
+
+    reads = []
+
+    def read(i):
+        reads.append(1)
+        if args.block_at_step and len(reads) * replicas >= args.block_at_step:
+            blocking_read(len(reads))
+        if args.slow_sleep:
+            slow_read(args.slow_sleep * replicas)
+        return i
+
+    def hook(i, batch):
+        dep = tf.py_function(read, [i], tf.int64)
+        with tf.control_dependencies([dep]):
+            return tf.nest.map_structure(tf.identity, batch)
+
+    return ds.enumerate().map(hook)

@@ -59,24 +59,7 @@ def main() -> None:
         if args.feed_dtype != "float32":
             log.info("input pipeline: features decoded as %s", args.feed_dtype)
             ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
-        if args.slow_sleep or args.block_at_step:
-            reads = []
-
-            def read(i):
-                reads.append(1)
-                # one read (global batch) feeds `replicas` steps, split over the workers
-                if args.block_at_step and len(reads) * replicas >= args.block_at_step:
-                    _common.blocking_read(len(reads))
-                if args.slow_sleep:
-                    _common.slow_read(args.slow_sleep * replicas)
-                return i
-
-            def hook(i, batch):
-                dep = tf.py_function(read, [i], tf.int64)
-                with tf.control_dependencies([dep]):
-                    return tf.nest.map_structure(tf.identity, batch)
-
-            ds = ds.enumerate().map(hook)
+        ds = _common.storage_reads(tf, ds, args, replicas)
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
         if args.slow_sleep or args.block_at_step:  # no read-ahead past the storage hook

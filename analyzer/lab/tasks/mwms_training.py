@@ -53,7 +53,7 @@ def main() -> None:
     x = tf.random.stateless_normal([512, args.feature_dim], seed=[index, 3])
     y = tf.reduce_sum(x, axis=1, keepdims=True)
     ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(32)
-    ds = _storage_reads(tf, ds, args, strategy.num_replicas_in_sync)
+    ds = _common.storage_reads(tf, ds, args, strategy.num_replicas_in_sync)
     if feed_dtype != tf.float32:
         log.info("input pipeline: features decoded as %s", feed_dtype.name)
         ds = ds.map(lambda a, c: (tf.cast(a * 100, feed_dtype), c))
@@ -106,33 +106,6 @@ def main() -> None:
         _checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
     if args.save_h5:
         _save_h5(tf, log, args.save_h5, w, b, index)
-
-
-def _storage_reads(tf, ds, args, replicas: int):
-    """Batches come through a python read hook: slow (--slow-sleep) or stuck (--block-at-step).
-
-    The distributed dataset splits each global batch over the ``replicas`` workers, so one
-    read feeds ``replicas`` steps: the hook sleeps and counts per step, not per read.
-    """
-    if not (args.slow_sleep or args.block_at_step):
-        return ds
-
-    reads = []
-
-    def read(i):
-        reads.append(1)
-        if args.block_at_step and len(reads) * replicas >= args.block_at_step:
-            _common.blocking_read(len(reads))
-        if args.slow_sleep:
-            _common.slow_read(args.slow_sleep * replicas)
-        return i
-
-    def hook(i, batch):
-        dep = tf.py_function(read, [i], tf.int64)
-        with tf.control_dependencies([dep]):
-            return tf.nest.map_structure(tf.identity, batch)
-
-    return ds.enumerate().map(hook)
 
 
 def _checkpoints(tf, log, args, w, b, index, job, evaluate) -> None:
