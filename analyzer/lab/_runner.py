@@ -135,6 +135,22 @@ class Lab:
         self.extra_pids.append(p)
         return p
 
+    def squat(self, port: int) -> bool:
+        """Bind and listen on 127.0.0.1:``port`` from another process (a stale task holding a
+        port); True once it is bound."""
+        squatter = self.start_helper(
+            [
+                sys.executable,
+                "-c",
+                "import socket,time,sys\n"
+                "s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)\n"
+                "print('bound', flush=True); time.sleep(600)",
+                str(port),
+            ],
+            stdout=subprocess.PIPE,
+        )
+        return squatter.stdout.readline().strip() == b"bound"
+
     # ----------------------------------------------------------------- watch
     def read(self, node: str) -> str:
         try:

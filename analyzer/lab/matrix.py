@@ -870,22 +870,6 @@ def _preempt_grace(lab: Lab, node: str, run: _Run) -> None:
     threading.Thread(target=later, daemon=True, name="preempt-grace").start()
 
 
-def _squatter(lab: Lab, port: int):
-    sq = lab.start_helper(
-        [
-            sys.executable,
-            "-c",
-            "import socket,time,sys\n"
-            "s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)\n"
-            "print('bound', flush=True); time.sleep(600)",
-            str(port),
-        ],
-        stdout=subprocess.PIPE,
-    )
-    if sq.stdout.readline().strip() != b"bound":
-        raise CellError("squatter could not bind")
-
-
 def _peer_of(style: Style, target: str) -> str:
     """A task the target talks to: the leader / chief / ps."""
     for cand in (style.roles.get("ps"), style.roles["chief"], style.roles["worker"]):
@@ -971,7 +955,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         delayed[target] = 15.0
     if fault.kind == "squatter":
         port = _port(cluster[target.split(":")[0]][int(target.split(":")[1])])
-        _squatter(lab, port)
+        if not lab.squat(port):
+            raise CellError("squatter could not bind")
         run.extra["bound_port"] = port
         lab.mark_fault()
     if fault.kind in ("tfconfig", "missing", "alt", "dup_port"):

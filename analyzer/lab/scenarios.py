@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -67,18 +66,7 @@ def port_in_use(lab: Lab) -> Outcome:
     cluster = _cluster({"chief": 1, "ps": 1, "worker": 2})
     victim = "ps:0"
     port = int(cluster["ps"][0].rsplit(":", 1)[1])
-    squatter = lab.start_helper(
-        [
-            sys.executable,
-            "-c",
-            "import socket,time,sys\n"
-            "s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(16)\n"
-            "print('bound', flush=True); time.sleep(600)",
-            str(port),
-        ],
-        stdout=__import__("subprocess").PIPE,
-    )
-    _must(squatter.stdout.readline().strip() == b"bound", "squatter could not bind")
+    _must(lab.squat(port), "squatter could not bind")
     files = {
         "ps:0": "ps0.stderr",
         "worker:0": "worker0.stderr",
