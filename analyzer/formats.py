@@ -354,6 +354,14 @@ class Keep:
     are kept downsampled: those in ``progress_blocks`` evenly spaced runs of 64 lines (runs of
     consecutive reports, so the interval between reports shows), plus the file's first and
     last progress line.
+
+    Events that repeat are aggregated where they are found: of the events a file logs with one
+    *template* (format, level, source and message with its numbers masked; task names and
+    addresses kept), only the first and the last ``per_template`` are kept. The last of the
+    first ones carries in ``repeats`` how many it stands for, so counts stay exact while what is
+    kept grows with the distinct templates, not with the lines (0 keeps every event). The head,
+    tail, sample and progress lines, and the timed line a kept line takes its time from, are
+    always kept.
     """
 
     pattern: str
@@ -362,6 +370,7 @@ class Keep:
     sample: int = 500
     progress: str = ""
     progress_blocks: int = 48
+    per_template: int = 8
 
 
 #: Lines whose level says error or worse, in the formats that put the level at a fixed place.
@@ -398,8 +407,9 @@ def _match_rows(
 
 def _select(
     lines: Lines, inner: pa.Array | None, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool
-) -> np.ndarray:
-    """The rows a condensed parse keeps (see :class:`Keep`)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows a condensed parse keeps (see :class:`Keep`), and those of them that are kept
+    whatever they repeat (head, tail, sample, progress, a file's first timed line)."""
     n = len(lines)
     pattern = f"(?m){keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}"
     wanted = np.zeros(n, dtype=bool)
@@ -414,16 +424,18 @@ def _select(
             wanted[_match_rows(lines, pattern, candidates)] = True
     else:
         wanted[_match_rows(inner, pattern)] = True
-    wanted[: keep.head] = True
-    wanted[max(0, n - keep.tail) :] = True
+    pinned = np.zeros(n, dtype=bool)
+    pinned[: keep.head] = True
+    pinned[max(0, n - keep.tail) :] = True
     if keep.sample and n > keep.sample:
-        wanted[:: n // keep.sample] = True
+        pinned[:: n // keep.sample] = True
     if keep.progress:
-        wanted[_progress_rows(lines, inner, keep)] = True
+        pinned[_progress_rows(lines, inner, keep)] = True
+    wanted |= pinned
     wanted &= ~blank
     if not timed_by_wrapper:
-        _add_time_sources(inner if inner is not None else lines, wanted)
-    return wanted
+        _add_time_sources(inner if inner is not None else lines, wanted, pinned)
+    return wanted, pinned
 
 
 def _progress_rows(lines: Lines, inner: pa.Array | None, keep: Keep) -> np.ndarray:
@@ -472,7 +484,7 @@ def _edge_row(
     return None
 
 
-def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
+def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray, pinned: np.ndarray) -> None:
     """Keep, for each kept line without a time of its own, the timed line it inherits from.
 
     Steps back from all untimed rows at once, one line per step, testing only the rows still
@@ -492,13 +504,56 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
         every = _match_rows(lines, _HAS_TIME)
         before = np.searchsorted(every, pending) - 1
         wanted[every[before[before >= 0]]] = True
-    _keep_first_timed(lines, wanted)
-
-
-def _keep_first_timed(lines: Lines | pa.Array, wanted: np.ndarray) -> None:
     first = _match_rows(lines, _HAS_TIME, np.arange(min(len(wanted), 4096)))
     if len(first):
-        wanted[first[0]] = True
+        wanted[first[0]] = pinned[first[0]] = True
+
+
+#: What a message template masks: numbers, hex words. Kept as they are (group 1): task names,
+#: addresses and ``name:number`` tokens (``worker:3``, ``host:2222``, ``master.cc:221``).
+_TEMPLATE_MASK = (
+    r"((?:/job:[\w-]+)?/replica:\d+/task:\d+|\btask:\d+|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?"
+    r"|\b[A-Za-z_][\w.-]*:\d+)|0x[0-9a-fA-F]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+"
+)
+
+
+def templates(message: pa.Array) -> pa.Array:
+    """``message`` with its numbers masked (see :data:`_TEMPLATE_MASK`): one text per kind."""
+    return pc.replace_substring_regex(
+        pc.fill_null(message, ""), pattern=_TEMPLATE_MASK, replacement=r"\1#"
+    )
+
+
+def _collapse(key: pa.Array, pinned: np.ndarray, timed: np.ndarray, per: int):
+    """Which events a condensed parse keeps of those that repeat a template (``key``), and how
+    many events each kept one stands for (see :class:`Keep`): ``(keep mask, repeats)``."""
+    n = len(key)
+    group = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    group[pinned] = -1 - np.arange(int(pinned.sum()))  # pinned events: a group each
+    order = np.argsort(group, kind="stable")
+    sorted_group = group[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(sorted_group)) + 1]
+    sizes = np.diff(np.r_[starts, n])
+    rank = np.arange(n) - np.repeat(starts, sizes)
+    size = np.repeat(sizes, sizes)
+    keep = np.empty(n, dtype=bool)
+    keep[order] = (rank < per) | (rank >= size - per)
+    # a kept event without a time of its own takes the previous timed event's: keep that one
+    index = np.arange(n)
+    last_timed = np.maximum.accumulate(np.where(timed, index, -1))
+    sources = last_timed[keep & ~timed]
+    keep[sources[sources >= 0]] = True
+    repeats = np.ones(n, dtype=np.int64)
+    dropped = ~keep[order]
+    if dropped.any():
+        # the omitted events of a template are counted on its kept event before the first gap
+        gid = np.repeat(np.arange(len(sizes)), sizes)
+        omitted = np.bincount(gid, weights=dropped, minlength=len(sizes)).astype(np.int64)
+        at = np.flatnonzero(dropped)
+        groups, first = np.unique(gid[at], return_index=True)
+        # rank 0 is always kept, so the event before a group's first gap is of the same group
+        np.add.at(repeats, order[at[first] - 1], omitted[groups])
+    return keep, repeats
 
 
 _PREFIXED = ("tf_cpp", "absl", "python_logging", "python_basic")
@@ -557,7 +612,11 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         blank = _bool(pc.ascii_is_space(lines.view))
     # a file shorter than the head and tail a condensed parse keeps is kept whole: no regex needed
     whole = keep is None or n <= keep.head + keep.tail
-    wanted = ~blank if whole else _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
+    pinned = None
+    if whole:
+        wanted = ~blank
+    else:
+        wanted, pinned = _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
@@ -627,6 +686,34 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
 
     levels = table["level"].combine_chunks()
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
+    repeats = np.ones(len(rows), dtype=np.int64)
+    if pinned is not None and keep is not None and keep.per_template and len(rows):
+        key = pc.binary_join_element_wise(
+            fmt,
+            pc.fill_null(levels, ""),
+            pc.fill_null(table["source"].combine_chunks(), ""),
+            templates(message),
+            pa.scalar("\x1f", pa.large_string()),
+        )
+        timed = _bool(pc.or_(table["time"].is_valid(), table["md"].is_valid()))
+        if "wts" in extra:
+            timed |= _bool(extra["wts"].take(pa.array(rows)).is_valid())
+        kept, repeats = _collapse(key, pinned[rows], timed, keep.per_template)
+        if not kept.all():
+            mask = pa.array(kept)
+            rows, line_no, line_end, repeats = (
+                rows[kept],
+                line_no[kept],
+                line_end[kept],
+                repeats[kept],
+            )
+            table, raw = table.filter(mask), raw.filter(mask)
+            fmt, message, detail, levels = (
+                fmt.filter(mask),
+                message.filter(mask),
+                detail.filter(mask),
+                levels.filter(mask),
+            )
     detail = _attach_continuations(rows, fmt, levels, detail, window)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
     rows_arr = pa.array(rows)
@@ -652,6 +739,7 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         "wts": extra["wts"].take(rows_arr) if "wts" in extra else nulls,
         "stream": extra["stream"].take(rows_arr) if "stream" in extra else nulls,
         "rank": extra["rank"].take(rows_arr) if "rank" in extra else nulls,
+        "repeats": pa.array(repeats),
     }
     out = pa.table(columns)
     formats = pc.value_counts(out["format"]).to_pylist() if out.num_rows else []

@@ -452,6 +452,7 @@ def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -
     }
     for name in (*FINDING_COLUMNS, "benign"):
         columns[name] = t[name] if name in t.column_names else pa.nulls(n, SCHEMA.field(name).type)
+    columns["repeats"] = t["repeats"] if "repeats" in t.column_names else pa.repeat(1, n)
     return pa.table(columns).cast(SCHEMA)
 
 

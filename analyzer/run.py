@@ -74,7 +74,9 @@ class Run:
 
         Index: the event's row in :attr:`timeline`. Columns: ``ts``, ``node``, ``file``,
         ``line_no``, ``level``, ``message``, ``pattern_id``, ``category``, ``severity``,
-        ``benign``, ``captures`` (a dict of the rule's named groups).
+        ``benign``, ``captures`` (a dict of the rule's named groups), ``repeats`` (how many
+        findings of its kind the row stands for: more than 1 where a condensed ingest left out
+        events repeating its template).
         """
         from analyzer.engine import captures_of
 
@@ -82,7 +84,10 @@ class Run:
         matched = timeline["pattern_id"].notna().to_numpy()
         columns = ["ts", "node", "file", "line_no", "level", "message"]
         columns += ["pattern_id", "category", "severity", "benign", "blames", "captures"]
+        columns += ["repeats"] if "repeats" in timeline.columns else []
         out = timeline.loc[matched, columns].copy()
+        if "repeats" not in out.columns:  # a timeline read from an older Parquet file
+            out["repeats"] = 1
         out["benign"] = out["benign"].fillna(False).astype(bool)
         out["captures"] = [captures_of(c) for c in out["captures"].astype(object)]
         out.index.name = "row"

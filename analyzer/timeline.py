@@ -34,6 +34,9 @@ Columns (:data:`SCHEMA`):
 ``blames``    string                 the peer (task or address) the rule says is responsible
 ``captures``  string                 JSON object of the rule's named groups
 ``benign``    bool                   the rule marks a harmless line (no finding)
+``repeats``   int64                  how many events of its kind this row stands for: 1, or
+                                     more where a condensed ingest left out the events that
+                                     repeated its template (see :class:`analyzer.formats.Keep`)
 ============  =====================  =====================================================
 """
 
@@ -75,6 +78,7 @@ SCHEMA = pa.schema(
         ("blames", _S),
         ("captures", _S),
         ("benign", pa.bool_()),
+        ("repeats", pa.int64()),
     ]
 )
 
@@ -258,6 +262,15 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
         import pyarrow.dataset as ds
 
         table = ds.dataset(str(path), format="parquet", partitioning="hive").to_table()
-        table = sort_timeline(table.cast(pa.schema([SCHEMA.field(n) for n in table.column_names])))
-        return to_pandas(table.select(SCHEMA.names))
-    return to_pandas(pq.read_table(path))
+        table = _complete(table.cast(pa.schema([SCHEMA.field(n) for n in table.column_names])))
+        return to_pandas(sort_timeline(table).select(SCHEMA.names))
+    return to_pandas(_complete(pq.read_table(path)))
+
+
+def _complete(table: pa.Table) -> pa.Table:
+    """A timeline written before a column existed, with that column's default (``repeats`` 1)."""
+    for f in SCHEMA:
+        if f.name not in table.column_names:
+            fill = pa.repeat(1, table.num_rows) if f.name == "repeats" else None
+            table = table.append_column(f, fill or pa.nulls(table.num_rows, f.type))
+    return table

@@ -148,8 +148,10 @@ def gather(
     blames = mark_early(blames, errors)
     noise = shutdown_noise(errors, timeline.index.get_indexer(errors.index), blames, phases, facts)
     if len(noise):
+        repeats = errors["repeats"] if "repeats" in errors.columns else None
+        n_noise = len(noise) if repeats is None else int(repeats[errors.index.isin(noise)].sum())
         notes.append(
-            f"Shutdown: {len(noise)} error(s) logged after training finished "
+            f"Shutdown: {n_noise:,} error(s) logged after training finished "
             f"({iso(phases.end)}) name only peers that had finished: shutdown noise, not failures."
         )
         errors = errors[~errors.index.isin(noise)]

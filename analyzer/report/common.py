@@ -189,9 +189,16 @@ def bad_findings(run: Run, *, notable: bool = False) -> pd.DataFrame:
     return found
 
 
+def count(found: pd.DataFrame) -> int:
+    """How many findings the rows of ``found`` stand for (see the ``repeats`` column)."""
+    if "repeats" not in found.columns:
+        return len(found)
+    return int(found["repeats"].fillna(1).sum())
+
+
 def info_count(run: Run) -> int:
     """Non-benign findings left out of the charts and groupings for being ``info``."""
-    return len(bad_findings(run)) - len(bad_findings(run, notable=True))
+    return count(bad_findings(run)) - count(bad_findings(run, notable=True))
 
 
 @dataclass
@@ -212,9 +219,12 @@ def finding_groups(run: Run) -> list[FindingGroup]:
     if len(found) == 0:
         return []
     frame = found.reset_index(drop=True)
+    if "repeats" not in frame.columns:
+        frame["repeats"] = 1
     grouped = frame.groupby(["category", "node"], sort=False, observed=True)
     firsts = grouped.head(1).set_index(["category", "node"])
-    stats = grouped["ts"].agg(["size", "min", "max"])
+    stats = grouped["ts"].agg(["min", "max"])
+    stats["size"] = grouped["repeats"].sum()
     out = []
     for (category, node), row in stats.iterrows():
         ex = firsts.loc[(category, node)]
@@ -240,7 +250,10 @@ def findings_matrix(run: Run) -> tuple[list[str], list[str], dict[tuple[str, str
     found = bad_findings(run, notable=True)
     if len(found) == 0:
         return [], [], {}
-    counts = found.groupby(["node", "category"], observed=True).size()
+    import pandas as pd
+
+    weights = found["repeats"] if "repeats" in found.columns else pd.Series(1, index=found.index)
+    counts = weights.groupby([found["node"], found["category"]], observed=True).sum()
     cells = {(str(n), str(c)): int(v) for (n, c), v in counts.items()}
     nodes = sorted({n for n, _ in cells}, key=node_sort_key)
     rank = {c: i for i, c in enumerate(CATEGORIES)}

@@ -33,6 +33,7 @@ FINDING_FIELDS = (
     "message",
     "file",
     "line_no",
+    "repeats",
 )
 
 #: Keys whose values are ids or enums, never log text: left alone by redaction.
@@ -127,6 +128,11 @@ def findings_records(run: Run, *, redact: bool = True) -> list[dict[str, Any]]:
         "message": message.astype(object).tolist(),
         "file": found["file"].astype(object).tolist(),
         "line_no": [None if v != v else int(v) for v in found["line_no"].astype(float).tolist()],
+        "repeats": (
+            found["repeats"].fillna(1).astype(int).tolist()
+            if "repeats" in found.columns
+            else [1] * len(found)
+        ),
     }
     records = [
         dict(zip(FINDING_FIELDS, row, strict=True)) for row in zip(*columns.values(), strict=True)

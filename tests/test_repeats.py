@@ -1,0 +1,155 @@
+"""Repeated events are aggregated where they are found (issue 13): a condensed ingest keeps the
+first and last few events of each message template, counts the rest in ``repeats``, and the
+verdict does not change."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+import analyzer.run as run_module
+from analyzer.formats import Keep, _collapse, parse_lines, templates
+from analyzer.run import load
+from tests.conftest import ROOT, SAMPLE_LOGS
+
+LAB = ROOT / "tests" / "corpus" / "lab"
+#: A real worker log, and its line TensorFlow repeats at every step of a failing job.
+WORKER_LOG = SAMPLE_LOGS / "ps_killed" / "worker-0.log"
+RENDEZVOUS = next(
+    line for line in WORKER_LOG.read_text().splitlines() if "Local rendezvous is aborting" in line
+)
+
+
+def _repeated_log(times: int) -> bytes:
+    """A real worker log with its rendezvous warning repeated ``times`` times (new times each)."""
+    head, _, rest = RENDEZVOUS.partition(" 00:00:")
+    epoch = float(rest.split()[0])
+    tail = rest.split(None, 1)[1]
+    base = WORKER_LOG.read_text()
+    lines = [f"{head} 00:00:{epoch + i * 0.5:.6f} {tail}" for i in range(times)]
+    return (base + "\n".join(lines) + "\n").encode()
+
+
+def test_templates_keep_tasks_and_addresses_but_not_counts():
+    texts = pa.array(
+        [
+            "step 12 took 0.53 s on /job:worker/replica:0/task:3 at 10.0.0.5:2222",
+            "step 13 took 0.61 s on /job:worker/replica:0/task:3 at 10.0.0.5:2222",
+            "step 13 took 0.61 s on /job:worker/replica:0/task:4 at 10.0.0.6:2222",
+        ]
+    )
+    out = templates(texts).to_pylist()
+    assert out[0] == out[1]
+    assert out[1] != out[2]  # another task named is another kind of event
+
+
+def test_collapse_keeps_first_and_last_and_counts_the_rest():
+    key = pa.array(["a"] * 10 + ["b"] * 3)
+    pinned = np.zeros(13, dtype=bool)
+    timed = np.ones(13, dtype=bool)
+    keep, repeats = _collapse(key, pinned, timed, 2)
+    assert keep.tolist() == [True, True] + [False] * 6 + [True, True] + [True] * 3
+    assert repeats[keep].sum() == 13
+    assert repeats[1] == 7  # the last kept before the gap stands for itself and the 6 left out
+
+
+def test_collapse_keeps_pinned_and_the_time_of_an_untimed_event():
+    key = pa.array(["a"] * 6 + ["x"])
+    pinned = np.zeros(7, dtype=bool)
+    pinned[3] = True
+    timed = np.array([True] * 6 + [False])
+    keep, repeats = _collapse(key, pinned, timed, 1)
+    assert keep[3]  # pinned
+    assert keep[5] and keep[6]  # the untimed event and the timed one it takes its time from
+    assert repeats[keep].sum() == 7
+
+
+def _kept_rendezvous(times: int) -> tuple[int, int, int]:
+    """(events kept, events they stand for, lines of the kind) for ``times`` repetitions."""
+    keep = run_module.keep_for(load_rules_once())
+    data = _repeated_log(times)
+    table = parse_lines(data, keep).table
+    hits = [i for i, m in enumerate(table["message"].to_pylist()) if "Local rendezvous" in m]
+    counted = sum(table["repeats"].to_pylist()[i] for i in hits)
+    return len(hits), counted, data.decode().count("Local rendezvous")
+
+
+def test_kept_rows_do_not_grow_with_repetition():
+    keep = run_module.keep_for(load_rules_once())
+    small, small_counted, small_lines = _kept_rendezvous(2_000)
+    large, large_counted, large_lines = _kept_rendezvous(40_000)
+    # what is kept: the template's first and last events, and the lines that pin the file's
+    # shape (head, tail, an even sample): bounded, whatever the repetition
+    bound = 2 * keep.per_template + keep.head + keep.tail + keep.sample + 2
+    assert small <= bound and large <= bound
+    assert large <= small + 20  # (the sample's step rounds differently)
+    assert (small_counted, large_counted) == (small_lines, large_lines)
+
+
+def test_reports_count_what_was_left_out(tmp_path):
+    (tmp_path / "worker-0.log").write_bytes(_repeated_log(5_000))
+    run = load(tmp_path, condensed=True, workers=1)
+    found = run.findings
+    found = found[~found["benign"]]
+    rendezvous = found[found["message"].str.contains("Local rendezvous", regex=False)]
+    assert len(rendezvous) < 1_000  # of 5,000
+    assert int(rendezvous["repeats"].sum()) >= 5_000
+    data = run.to_dict()
+    in_json = [f for f in data["findings"] if "Local rendezvous" in (f["message"] or "")]
+    assert sum(f["repeats"] for f in in_json) == int(rendezvous["repeats"].sum())
+
+
+_RULES = []
+
+
+def load_rules_once():
+    if not _RULES:
+        from analyzer.rules import load_rules
+
+        _RULES.append(load_rules())
+    return _RULES[0]
+
+
+def _runs() -> list[Path]:
+    return sorted(
+        p.parent for p in [*SAMPLE_LOGS.glob("*/truth.json"), *LAB.glob("*/*/truth.json")]
+    )
+
+
+def _verdict(folder: Path, per: int) -> tuple:
+    """The verdict with aggressive settings: every file goes through selection (head and tail
+    of 5 lines, no sample) and each template keeps ``per`` events at each end (0: all)."""
+    original = run_module.keep_for
+
+    def keep_for(rules):
+        return dataclasses.replace(original(rules), per_template=per, head=5, tail=5, sample=0)
+
+    run_module.keep_for = keep_for
+    try:
+        run = load(folder, condensed=True, workers=1)
+        statuses = tuple(sorted((n.node, n.status) for n in run.diagnosis.nodes))
+        rc = run.root_cause
+        return (rc.node, rc.category, statuses), run.ingest.timeline.num_rows
+    finally:
+        run_module.keep_for = original
+
+
+def test_aggregation_does_not_change_any_verdict():
+    """Every run of sample_logs and the lab corpus: the same verdict and node statuses whether
+    repeated events are kept or aggregated to one at each end of their template."""
+    differ, aggregated = [], 0
+    for folder in _runs():
+        full, rows_full = _verdict(folder, 0)
+        kept, rows_kept = _verdict(folder, 1)
+        aggregated += rows_kept < rows_full
+        if full != kept:
+            differ.append((folder.name, full[:2], kept[:2]))
+    assert not differ
+    assert aggregated >= 20, f"only {aggregated} runs had repeats to aggregate"
+
+
+def test_default_keep_aggregates():
+    assert Keep("x").per_template > 0
