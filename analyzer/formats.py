@@ -407,9 +407,11 @@ def _match_rows(
 
 def _select(
     lines: Lines, inner: pa.Array | None, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """The rows a condensed parse keeps (see :class:`Keep`), and those of them that are kept
-    whatever they repeat (head, tail, sample, progress, a file's first timed line)."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows a condensed parse keeps (see :class:`Keep`), those of them that are kept
+    whatever they repeat (head, tail, sample, progress, a file's first timed line), and how
+    many lines each row stands for (a line repeating a kept line's template is left out here,
+    before any per-line work, and counted on it)."""
     n = len(lines)
     pattern = f"(?m){keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}"
     wanted = np.zeros(n, dtype=bool)
@@ -433,9 +435,17 @@ def _select(
         pinned[_progress_rows(lines, inner, keep)] = True
     wanted |= pinned
     wanted &= ~blank
+    weights = np.ones(n, dtype=np.int64)
+    candidates = np.flatnonzero(wanted & ~pinned)
+    if keep.per_template and len(candidates) > 2 * keep.per_template:
+        text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
+        starts = _bool(pc.match_substring_regex(text, _GROUP_STARTS))  # grouped later: kept
+        kept, repeats = _collapse(templates(text), starts, starts, keep.per_template)
+        wanted[candidates[~kept]] = False
+        weights[candidates] = repeats
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted, pinned)
-    return wanted, pinned
+    return wanted, pinned, weights
 
 
 def _progress_rows(lines: Lines, inner: pa.Array | None, keep: Keep) -> np.ndarray:
@@ -524,10 +534,18 @@ def templates(message: pa.Array) -> pa.Array:
     )
 
 
-def _collapse(key: pa.Array, pinned: np.ndarray, timed: np.ndarray, per: int):
+def _collapse(
+    key: pa.Array,
+    pinned: np.ndarray,
+    timed: np.ndarray,
+    per: int,
+    weights: np.ndarray | None = None,
+):
     """Which events a condensed parse keeps of those that repeat a template (``key``), and how
-    many events each kept one stands for (see :class:`Keep`): ``(keep mask, repeats)``."""
+    many events each kept one stands for (see :class:`Keep`): ``(keep mask, repeats)``.
+    ``weights``: how many each event already stands for (1 each by default)."""
     n = len(key)
+    weights = np.ones(n, dtype=np.int64) if weights is None else weights
     group = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
     group[pinned] = -1 - np.arange(int(pinned.sum()))  # pinned events: a group each
     order = np.argsort(group, kind="stable")
@@ -543,12 +561,13 @@ def _collapse(key: pa.Array, pinned: np.ndarray, timed: np.ndarray, per: int):
     last_timed = np.maximum.accumulate(np.where(timed, index, -1))
     sources = last_timed[keep & ~timed]
     keep[sources[sources >= 0]] = True
-    repeats = np.ones(n, dtype=np.int64)
+    repeats = weights.copy()
     dropped = ~keep[order]
     if dropped.any():
         # the omitted events of a template are counted on its kept event before the first gap
         gid = np.repeat(np.arange(len(sizes)), sizes)
-        omitted = np.bincount(gid, weights=dropped, minlength=len(sizes)).astype(np.int64)
+        omitted = np.bincount(gid, weights=dropped * weights[order], minlength=len(sizes))
+        omitted = omitted.astype(np.int64)
         at = np.flatnonzero(dropped)
         groups, first = np.unique(gid[at], return_index=True)
         # rank 0 is always kept, so the event before a group's first gap is of the same group
@@ -612,11 +631,11 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         blank = _bool(pc.ascii_is_space(lines.view))
     # a file shorter than the head and tail a condensed parse keeps is kept whole: no regex needed
     whole = keep is None or n <= keep.head + keep.tail
-    pinned = None
+    pinned = weights = None
     if whole:
         wanted = ~blank
     else:
-        wanted, pinned = _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
+        wanted, pinned, weights = _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
@@ -686,7 +705,7 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
 
     levels = table["level"].combine_chunks()
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
-    repeats = np.ones(len(rows), dtype=np.int64)
+    repeats = np.ones(len(rows), dtype=np.int64) if weights is None else weights[rows]
     if pinned is not None and keep is not None and keep.per_template and len(rows):
         key = pc.binary_join_element_wise(
             fmt,
@@ -698,7 +717,7 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         timed = _bool(pc.or_(table["time"].is_valid(), table["md"].is_valid()))
         if "wts" in extra:
             timed |= _bool(extra["wts"].take(pa.array(rows)).is_valid())
-        kept, repeats = _collapse(key, pinned[rows], timed, keep.per_template)
+        kept, repeats = _collapse(key, pinned[rows], timed, keep.per_template, repeats)
         if not kept.all():
             mask = pa.array(kept)
             rows, line_no, line_end, repeats = (
