@@ -78,7 +78,7 @@ _W_LEVEL = re.compile(
 )
 #: a line of an excerpt that starts the way a log line does (not Markdown, quoting or prose)
 _LOG_START = re.compile(
-    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d+|WARNING:tensorflow:)"
+    r"^(?:[IWEF]\d{4} \d\d:\d\d:\d+\.\d+|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.,]\d+|WARNING:tensorflow:)"
 )
 
 #: the repeated-warning kinds of ``noisy``: name -> what a line of that kind contains
@@ -212,6 +212,8 @@ def build_pools() -> Pools:
     singles = list(dict.fromkeys(singles))  # distinct, in corpus order
     warnings: dict[str, list[str]] = {kind: [] for kind in WARNING_KINDS}
     for line in singles:
+        if not _LOG_START.match(line):
+            continue  # repeated lines carry their own time, so that they can be re-timed
         for kind, pattern in WARNING_KINDS.items():
             if pattern.search(line):
                 warnings[kind].append(line)
@@ -293,6 +295,69 @@ def retime(line: str, when: datetime) -> str:
     return line
 
 
+_NO_TIME, _PY, _EPOCH, _ABSL_K, _CPP = range(5)
+
+
+class Retimer:
+    """:func:`retime`, same output, faster: the format of each pool line and the text of each
+    second are cached (a line is re-timed every few milliseconds, so a second's text is reused)."""
+
+    def __init__(self) -> None:
+        self.kinds: dict[str, tuple[int, int, str]] = {}
+        self.key: datetime | None = None
+        self.texts: tuple[str, str, str] = ("", "", "")
+
+    @staticmethod
+    def kind(line: str) -> tuple[int, int, str]:
+        if _PY_TS.match(line):
+            return _PY, 23, ""
+        for kind, pattern in ((_EPOCH, _ABSL_EPOCH), (_ABSL_K, _ABSL)):
+            m = pattern.match(line)
+            if m:
+                return kind, m.end(), m[1]
+        m = _TF_CPP.match(line)
+        return (_CPP, m.end(), "") if m else (_NO_TIME, 0, "")
+
+    def __call__(self, line: str, when: datetime) -> str:
+        k = self.kinds.get(line)
+        if k is None:
+            k = self.kind(line)
+            if len(self.kinds) < 100_000:  # the pool lines; varied lines are not worth keeping
+                self.kinds[line] = k
+        kind, end, letter = k
+        if kind == _NO_TIME:
+            return line
+        if kind == _EPOCH:
+            return f"{letter}0000 00:00:{when.timestamp():.6f}" + line[end:]
+        key = when.replace(microsecond=0)
+        if key != self.key:
+            self.key = key
+            self.texts = (
+                when.strftime("%Y-%m-%d %H:%M:%S,"),
+                f"{when:%m%d %H:%M:%S}.",
+                f"{when:%Y-%m-%d %H:%M:%S}.",
+            )
+        us = when.microsecond
+        if kind == _PY:
+            return self.texts[0] + f"{us // 1000:03d}" + line[end:]
+        if kind == _ABSL_K:
+            return letter + self.texts[1] + f"{us:06d}" + line[end:]
+        return self.texts[2] + f"{us:06d}" + line[end:]
+
+
+class StepLines:
+    """``_STEP_LINES.sub(text, line)``, same output, with each pool line split once."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[str]] = {}
+
+    def __call__(self, text: str, line: str) -> str:
+        parts = self.parts.get(line)
+        if parts is None:
+            parts = self.parts[line] = _STEP_LINES.split(line)
+        return text.join(parts)
+
+
 class Varier:
     """Vary the numbers real logs vary between repeats of a line: ports, addresses, call counts, steps."""
 
@@ -306,7 +371,7 @@ class Varier:
             port = str(rng.randint(32768, 60999))
             line = _PORT.sub(port, line)
         if "0x" in line:
-            line = _HEX.sub(lambda m: "0x" + f"{rng.getrandbits(48):012x}"[: len(m[0]) - 2], line)
+            line = _HEX.sub(lambda m: "0x" + f"{rng.getrandbits(64):016x}"[: len(m[0]) - 2], line)
         if "out of the last" in line:
             n = rng.randint(5, 12)
             line = _CALLS.sub(f"{n} out of the last {n + rng.randint(0, 3)} calls", line)
@@ -363,6 +428,7 @@ def generate_quiet(
     cascade = _cascade(pools)
     counts = Counts()
     kinds = sorted(pools.warnings)
+    retime, step_line = Retimer(), StepLines()
     for job, index in tasks:
         name = _file_name(job, index)
         config = {"cluster": spec, "task": {"type": job, "index": index}}
@@ -397,7 +463,7 @@ def generate_quiet(
                         counts.error_lines += len(tb)
                     elif roll < 0.9 or not pools.noise:
                         step += 1
-                        line = _STEP_LINES.sub(
+                        line = step_line(
                             f"step {step} loss {rng.uniform(0.01, 3):.4f}", rng.choice(pools.steps)
                         )
                         chunk.append(retime(line, when))
@@ -428,13 +494,14 @@ def generate_storm(out: Path, size: int, nodes: int, seed: int, pools: Pools) ->
     start = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
     cascade = _cascade(pools)
     counts = Counts()
+    retime, step_line = Retimer(), StepLines()
     for job, index in tasks:
         name = _file_name(job, index)
         config = {"cluster": spec, "task": {"type": job, "index": index}}
         when = start + timedelta(milliseconds=rng.randint(0, 2000))
         budget = int(per_node * (0.9 if (job, index) == ("ps", 0) else 1.0))
         vary = Varier(rng)
-        startup = [line for line in rng.choice(pools.startup) if line.strip()]
+        startup = [x for x in rng.choice(pools.startup) if x.strip() and not x.startswith("TF_")]
         errors = rng.sample(pools.storm_errors, min(6, len(pools.storm_errors)))
         tracebacks = rng.sample(pools.storm_tracebacks, min(3, len(pools.storm_tracebacks)))
         with open(out / name, "w", encoding="utf-8", buffering=1 << 20) as f:
@@ -447,7 +514,7 @@ def generate_storm(out: Path, size: int, nodes: int, seed: int, pools: Pools) ->
                 for _ in range(rng.randint(0, 4)):
                     when += timedelta(milliseconds=rng.randint(20, 200))
                     vary.step += 1
-                    line = _STEP_LINES.sub(
+                    line = step_line(
                         f"step {vary.step} loss {rng.uniform(0.01, 3):.4f}",
                         rng.choice(pools.steps),
                     )
@@ -481,8 +548,9 @@ def generate_tiny(out: Path, files: int, seed: int, pools: Pools) -> Counts:
     tasks = [("chief", 0), ("ps", 0)] + [("worker", i) for i in range(max(1, files - 2))]
     start = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
     cascade = _cascade(pools)
-    starts = [[line for line in block[1:] if line.strip()] for block in pools.startup]
+    starts = [[x for x in b if x.strip() and not x.startswith("TF_")] for b in pools.startup]
     starts = [block for block in starts if len(block) >= 3]
+    cascade = [line for line in cascade if _LOG_START.match(line)] or cascade  # timed lines
     counts = Counts()
     for job, index in tasks:
         when = start + timedelta(milliseconds=rng.randint(0, 2000))
@@ -623,7 +691,9 @@ def main() -> None:
         pools = build_pools()
         write_pools(pools)
         sizes = {k: len(v) for k, v in asdict(pools).items() if isinstance(v, list)}
-        print(f"{POOLS_FILE}: {sizes}, warnings {({k: len(v) for k, v in pools.warnings.items()})}")
+        print(
+            f"{POOLS_FILE}: {sizes}, warnings { ({k: len(v) for k, v in pools.warnings.items()}) }"
+        )
         return
     if args.output is None:
         parser.error("-o/--output is required")
