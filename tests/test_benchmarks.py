@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import json
 import re
 import subprocess
@@ -15,10 +16,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import generate as gen  # noqa: E402
-import run as bench_run  # noqa: E402
+
+def _script(name: str):
+    """Import ``benchmarks/NAME.py`` under a name of its own (the folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _script("generate")
+bench_run = _script("run")
 
 POOLS = gen.load_pools()
 MB = 1024 * 1024
