@@ -12,9 +12,10 @@ as a floor (each only when installed). Every command runs once as a warm-up (pag
 imports), then ``--runs`` times, the commands taking turns within each round.
 
 Wall time is measured around each process (``time.perf_counter``). Peak memory is the peak of
-the **sum of the resident set sizes of the process and all its descendants**, *sampled*: a
-thread reads ``/proc/*/stat`` (to find the descendants) and ``/proc/PID/statm`` every
-``--interval`` seconds (default 0.025), so a peak shorter than that can be missed; the figure
+the **sum of the resident set sizes of the process and all its descendants**, *sampled*: every
+``--interval`` seconds (default 0.025) a thread lists ``/proc``, reads the ``stat`` of each pid
+it has not seen (its parent, to find the descendants) and the ``statm`` of each process of the
+tree (~0.4 ms a sample here). A peak shorter than the interval can be missed; the figure
 reported is the larger of that sampled peak and the ``ru_maxrss`` of the largest single process
 (exact, from ``wait4``). A page shared by several processes of the tree (a forked worker's
 copy-on-write pages) counts in each, so the sum is an upper bound of the memory the tree uses.
@@ -55,44 +56,64 @@ def keyword_file() -> Path:
     return path
 
 
-def _children() -> dict[int, list[int]]:
-    """Parent pid -> child pids, from ``/proc/*/stat``."""
-    kids: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue  # gone meanwhile
-        # the command name (field 2) is in parentheses and may hold spaces: split after it
-        ppid = int(stat[stat.rindex(b")") + 2 :].split(None, 2)[1])
-        kids.setdefault(ppid, []).append(int(entry.name))
-    return kids
+class ProcessTable:
+    """Parent pid of every process, from ``/proc/*/stat``; :meth:`refresh` reads only new pids.
+
+    A process's parent does not change while it lives (but for re-parenting when its parent
+    dies, which the tree loses anyway), so one listing of ``/proc`` per sample is enough.
+    """
+
+    def __init__(self) -> None:
+        self.ppid: dict[int, int] = {}
+
+    def refresh(self) -> None:
+        alive = {int(name) for name in os.listdir("/proc") if name.isdigit()}
+        for pid in self.ppid.keys() - alive:
+            del self.ppid[pid]
+        for pid in alive - self.ppid.keys():
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # gone meanwhile
+            # the command name (field 2) is in parentheses and may hold spaces: split after it
+            self.ppid[pid] = int(stat[stat.rindex(b")") + 2 :].split(None, 2)[1])
+
+    def tree(self, root: int) -> list[int]:
+        """``root`` and all its descendants."""
+        kids: dict[int, list[int]] = {}
+        for pid, parent in self.ppid.items():
+            kids.setdefault(parent, []).append(pid)
+        pids, todo = [], [root]
+        while todo:
+            pid = todo.pop()
+            pids.append(pid)
+            todo.extend(kids.get(pid, ()))
+        return pids
 
 
-def tree_pids(root: int) -> list[int]:
-    """``root`` and all its descendants alive now."""
-    kids = _children()
-    pids, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        pids.append(pid)
-        todo.extend(kids.get(pid, ()))
-    return pids
-
-
-def tree_rss(root: int) -> int:
-    """Sum of the resident set sizes, in bytes, of ``root`` and its descendants now."""
+def rss(pids: list[int]) -> int:
+    """Sum of the resident set sizes of ``pids``, in bytes (a pid gone meanwhile counts 0)."""
     total = 0
-    for pid in tree_pids(root):
+    for pid in pids:
         try:
             with open(f"/proc/{pid}/statm", "rb") as f:
                 total += int(f.read().split()[1]) * PAGE
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def tree_pids(root: int) -> list[int]:
+    """``root`` and all its descendants alive now."""
+    table = ProcessTable()
+    table.refresh()
+    return table.tree(root)
+
+
+def tree_rss(root: int) -> int:
+    """Sum of the resident set sizes, in bytes, of ``root`` and its descendants now."""
+    return rss(tree_pids(root))
 
 
 class TreeSampler(threading.Thread):
@@ -106,8 +127,10 @@ class TreeSampler(threading.Thread):
         self._done = threading.Event()
 
     def run(self) -> None:
+        table = ProcessTable()
         while not self._done.is_set():
-            self.peak = max(self.peak, tree_rss(self.pid))
+            table.refresh()
+            self.peak = max(self.peak, rss(table.tree(self.pid)))
             self.samples += 1
             self._done.wait(self.interval)
 
