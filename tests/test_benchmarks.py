@@ -230,3 +230,15 @@ def test_measure_reports_the_tree_peak():
 def test_pools_file_is_what_load_reads():
     data = json.loads(gzip.decompress(gen.POOLS_FILE.read_bytes()))
     assert set(data) == set(gen.Pools.__dataclass_fields__)
+
+
+def test_runner_writes_a_table_and_json(made, tmp_path, capsys):
+    # the analyze command replaced by `true` (tfdiag's own speed is not what this checks)
+    out = tmp_path / "figures.json"
+    bench_run.main([str(made["tiny-files"]), "--runs", "1", "--tfdiag", "true", "--json", str(out)])
+    table = capsys.readouterr().out
+    assert "| tfdiag analyze |" in table and "| cat \\| wc -l |" in table
+    figures = json.loads(out.read_text())["sets"][0]
+    assert figures["profile"] == "tiny-files" and figures["files"] == 50
+    for row in figures["results"].values():
+        assert row["wall_median"] > 0 and row["peak_tree_rss_mb"] > 0 and row["exit_codes"] == [0]
