@@ -306,6 +306,7 @@ def main(argv: list[str] | None = None) -> None:
         keywords.unlink()
     if args.json:
         machine = {"cores": os.cpu_count(), "interval_s": args.interval}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"machine": machine, "sets": everything}, indent=2) + "\n")
 
 
