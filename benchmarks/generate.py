@@ -575,23 +575,33 @@ def generate_tiny(out: Path, files: int, seed: int, pools: Pools) -> Counts:
 
 
 def _insert_line(path: Path, line: str, at: float) -> None:
-    """Insert ``line`` into the log ``path`` after the line that ends near ``at`` of its bytes."""
+    """Insert ``line`` into the log ``path`` after the line that ends near ``at`` of its bytes,
+    re-timed to the time of the last timed line before it (so that the log stays in order)."""
     data = path.read_bytes()
     cut = data.find(b"\n", int(len(data) * at)) + 1 or len(data)
-    # the time of the line before, so that the inserted line keeps the log in time order
-    before = data[data.rfind(b"\n", 0, cut - 1) + 1 : cut - 1].decode("utf-8", "replace")
+    before = data[max(0, cut - 100_000) : cut].decode("utf-8", "replace").splitlines()
+    for previous in reversed(before[1:]):
+        when = _time_of(previous)
+        if when:
+            line = retime(line, when)
+            break
     with open(path, "wb") as f:
         f.write(data[:cut])
-        f.write(_same_time(line, before).encode() + b"\n")
+        f.write(line.encode() + b"\n")
         f.write(data[cut:])
 
 
-def _same_time(line: str, before: str) -> str:
-    for pattern in (_PY_TS, _ABSL_EPOCH, _ABSL, _TF_CPP):
-        m, b = pattern.match(line), pattern.match(before)
-        if m and b and type(m) is type(b):
-            return b[0] + line[m.end() :]
-    return line
+def _time_of(line: str) -> datetime | None:
+    """The time of a line this generator re-timed (UTC; the year of the ``MMDD`` absl form: 2026)."""
+    if m := _PY_TS.match(line):
+        return datetime.strptime(m[0], "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC)
+    if m := _ABSL_EPOCH.match(line):
+        return datetime.fromtimestamp(float(m[0].rsplit(":", 1)[1]), UTC)
+    if m := _ABSL.match(line):
+        return datetime.strptime("2026" + m[0][1:], "%Y%m%d %H:%M:%S.%f").replace(tzinfo=UTC)
+    if m := _TF_CPP.match(line):
+        return datetime.strptime(m[0], "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=UTC)
+    return None
 
 
 def _repeat_body(line: str, size: int) -> str:

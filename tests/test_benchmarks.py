@@ -242,3 +242,28 @@ def test_runner_writes_a_table_and_json(made, tmp_path, capsys):
     assert figures["profile"] == "tiny-files" and figures["files"] == 50
     for row in figures["results"].values():
         assert row["wall_median"] > 0 and row["peak_tree_rss_mb"] > 0 and row["exit_codes"] == [0]
+
+
+def test_long_lines_keep_the_log_in_time_order(made):
+    checked = 0
+    for log in _logs(made["huge-line"]):
+        lines = log.read_text().splitlines()
+        for i, line in enumerate(lines):
+            when = gen._time_of(line) if len(line) > 100_000 else None
+            if when is None:
+                continue  # an ordinary line, or a long continuation line (no time of its own)
+            checked += 1
+            before = next(t for t in map(gen._time_of, reversed(lines[:i])) if t)
+            after = next(t for t in map(gen._time_of, lines[i + 1 :]) if t)
+            assert before <= when <= after, log.name
+    assert checked >= 1  # the huge line
+
+
+def test_time_of_reads_what_retime_writes():
+    from datetime import UTC, datetime
+
+    when = datetime(2026, 11, 22, 3, 4, 5, 678_000, tzinfo=UTC)
+    samples = [*POOLS.steps, *POOLS.noise, *POOLS.errors, *POOLS.storm_errors]
+    timed = [gen.retime(line, when) for line in samples if gen._time_of(line)]
+    assert len({gen.Retimer.kind(line)[0] for line in timed}) >= 3  # several formats
+    assert all(gen._time_of(line) == when for line in timed)
