@@ -144,9 +144,10 @@ def _corpus_files(dirs=("sample_logs",)):
             yield path, data.decode("utf-8", "replace").splitlines()
 
 
-def _tracebacks(lines: list[str]):
-    """(start, end) of each Python traceback: the header, the indented frames, the exception line."""
-    i = 0
+def _tracebacks(lines: list[str], begin: int = 0):
+    """(start, end) of each Python traceback from line ``begin`` on: the header, the indented
+    frames, the exception line."""
+    i = begin
     while i < len(lines):
         if lines[i].startswith("Traceback (most recent call last):"):
             j = i + 1
@@ -163,15 +164,13 @@ def read_sample_lines() -> Pools:
     pools = Pools([], [], [], [], [])
     for _path, lines in _corpus_files():
         pools.startup.append([line for line in lines[:40] if not _ERRORISH.search(line)])
+        spans = dict(_tracebacks(lines, 40))
         i = 40
         while i < len(lines):
             line = lines[i]
-            if line.startswith("Traceback (most recent call last):"):
-                j = i + 1
-                while j < len(lines) and (lines[j].startswith((" ", "\t")) or not lines[j]):
-                    j += 1
-                pools.tracebacks.append(lines[i : j + 1])
-                i = j + 1
+            if i in spans:
+                pools.tracebacks.append(lines[i : spans[i]])
+                i = spans[i]
                 continue
             if _ERRORISH.search(line):
                 pools.errors.append(line)
