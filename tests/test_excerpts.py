@@ -9,7 +9,7 @@ import csv
 import pytest
 from conftest import ROOT
 
-from analyzer.evaluate.excerpts import COLUMNS, LABELS, evaluate, figures, split_of
+from analyzer.evaluate.excerpts import COLUMNS, LABELS, evaluate, figures, valid_split
 from analyzer.model import CATEGORIES
 
 CORPUS = ROOT / "tests" / "corpus" / "excerpts"
@@ -42,7 +42,7 @@ def test_every_label_row_is_valid():
         assert r["label"] != "none", "a harmless excerpt is labelled benign"
         assert (r["family"] == "benign") == (r["label"] == "benign"), r
         assert r["source"].startswith("https://"), r
-        assert r["split"] == split_of(r["file"]), f"{r['file']}: the split is fixed by its name"
+        assert valid_split(r["file"], r["split"]), f"{r['file']}: the split is fixed by its name"
 
 
 def test_every_excerpt_file_is_listed():
@@ -82,3 +82,24 @@ def test_an_excerpt_names_only_a_task_its_lines_name(verdicts):
             r["file"],
             r["node"],
         )
+
+
+def test_only_takes_a_named_split(capsys):
+    from analyzer.evaluate.excerpts import main
+
+    assert main(CORPUS, only="bogus") == 2
+    assert "--only takes one of tune, holdout, fresh" in capsys.readouterr().out
+
+
+def test_the_table_has_a_column_per_split_present():
+    from analyzer.evaluate.excerpts import markdown
+
+    rows = [
+        {"label": "oom", "family": "oom", "split": "fresh", "right": True},
+        {"label": "benign", "family": "benign", "split": "fresh", "right": False},
+        {"label": "oom", "family": "oom", "split": "tune", "right": False},
+    ]
+    table = markdown(rows).splitlines()
+    assert table[0] == "| family | tune | fresh | all |"
+    assert "| oom | 0/1 (0%) | 1/1 (100%) | 1/2 (50%) |" in table
+    assert "| **benign-clean** | – | 0/1 (0%) | 0/1 (0%) |" in table
