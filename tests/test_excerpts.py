@@ -15,10 +15,12 @@ from analyzer.model import CATEGORIES
 CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 
 #: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
-MIN_EXCERPTS = 200
-MIN_BENIGN = 40
-MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "all": 0.99}
-MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "all": 1.00}
+#: ``fresh`` was 25/48 recall untouched (tests/corpus/excerpts/measurements/fresh2-untouched.txt);
+#: the floor is the figure after its misses were looked at and fixed (45/48).
+MIN_EXCERPTS = 290
+MIN_BENIGN = 78
+MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "all": 0.98}
+MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "all": 1.00}
 
 
 def _rows() -> list[dict[str, str]]:
