@@ -9,16 +9,18 @@ import csv
 import pytest
 from conftest import ROOT
 
-from analyzer.evaluate.excerpts import COLUMNS, LABELS, evaluate, figures, split_of
+from analyzer.evaluate.excerpts import COLUMNS, LABELS, evaluate, figures, valid_split
 from analyzer.model import CATEGORIES
 
 CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 
 #: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
-MIN_EXCERPTS = 200
-MIN_BENIGN = 40
-MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "all": 0.99}
-MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "all": 1.00}
+#: ``fresh`` was 25/48 recall untouched (tests/corpus/excerpts/measurements/fresh2-untouched.txt);
+#: the floor is the figure after its misses were looked at and fixed (45/48).
+MIN_EXCERPTS = 290
+MIN_BENIGN = 78
+MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "all": 0.98}
+MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "all": 1.00}
 
 
 def _rows() -> list[dict[str, str]]:
@@ -42,7 +44,7 @@ def test_every_label_row_is_valid():
         assert r["label"] != "none", "a harmless excerpt is labelled benign"
         assert (r["family"] == "benign") == (r["label"] == "benign"), r
         assert r["source"].startswith("https://"), r
-        assert r["split"] == split_of(r["file"]), f"{r['file']}: the split is fixed by its name"
+        assert valid_split(r["file"], r["split"]), f"{r['file']}: the split is fixed by its name"
 
 
 def test_every_excerpt_file_is_listed():
@@ -82,3 +84,24 @@ def test_an_excerpt_names_only_a_task_its_lines_name(verdicts):
             r["file"],
             r["node"],
         )
+
+
+def test_only_takes_a_named_split(capsys):
+    from analyzer.evaluate.excerpts import main
+
+    assert main(CORPUS, only="bogus") == 2
+    assert "--only takes one of tune, holdout, fresh" in capsys.readouterr().out
+
+
+def test_the_table_has_a_column_per_split_present():
+    from analyzer.evaluate.excerpts import markdown
+
+    rows = [
+        {"label": "oom", "family": "oom", "split": "fresh", "right": True},
+        {"label": "benign", "family": "benign", "split": "fresh", "right": False},
+        {"label": "oom", "family": "oom", "split": "tune", "right": False},
+    ]
+    table = markdown(rows).splitlines()
+    assert table[0] == "| family | tune | fresh | all |"
+    assert "| oom | 0/1 (0%) | 1/1 (100%) | 1/2 (50%) |" in table
+    assert "| **benign-clean** | – | 0/1 (0%) | 0/1 (0%) |" in table

@@ -4,13 +4,15 @@ Each excerpt is what a user pastes: one node's lines, no peers. Every file is an
 own, exactly as ``tfdiag analyze FILE`` does (the condensed path), and the verdict's category is
 compared with the row's ``label`` (``benign`` expects ``none``). The table gives, per family,
 recall (failures whose category is right) and benign-clean (benign excerpts judged ``none``)
-for the ``tune`` and ``holdout`` splits and for all::
+for the ``tune``, ``holdout`` and ``fresh`` splits and for all::
 
     python -m analyzer.evaluate.excerpts tests/corpus/excerpts
     tfdiag evaluate tests/corpus/excerpts
 
 The split rule is fixed in the corpus's README (``split_of``): rules are written while looking at
-``tune`` only; ``holdout`` is the figure that was not tuned on.
+``tune`` only; ``holdout`` is the figure that was not tuned on. ``fresh`` rows were collected as a
+batch after the rules existed, committed with their labels, then measured once (``--only fresh``);
+their split is their batch, not their name.
 """
 
 from __future__ import annotations
@@ -24,12 +26,20 @@ from typing import Any
 
 LABELS = "labels.csv"
 COLUMNS = ("file", "label", "family", "source", "split", "notes")
-SPLITS = ("tune", "holdout", "all")
+#: Named splits, in table order; ``all`` is every row.
+NAMED_SPLITS = ("tune", "holdout", "fresh")
+SPLITS = (*NAMED_SPLITS, "all")
+FRESH = "fresh"
 
 
 def split_of(file: str) -> str:
     """The corpus's fixed split rule: a third of the file names (by SHA-1) are held out."""
     return "holdout" if int(hashlib.sha1(file.encode()).hexdigest(), 16) % 3 == 0 else "tune"
+
+
+def valid_split(file: str, split: str) -> bool:
+    """A row's split is ``fresh`` (a batch measured once on arrival) or the name rule's."""
+    return split == FRESH or split == split_of(file)
 
 
 def is_corpus(folder: str | Path) -> bool:
@@ -50,11 +60,13 @@ def judge(path: Path) -> dict[str, Any]:
     return {"category": rc.category, "node": rc.node, "summary": rc.summary}
 
 
-def evaluate(folder: str | Path) -> list[dict[str, Any]]:
-    """One row per excerpt: the label, the verdict and whether it is right."""
+def evaluate(folder: str | Path, *, only: str | None = None) -> list[dict[str, Any]]:
+    """One row per excerpt (of split ``only``, if given): the label, the verdict, whether right."""
     root = Path(folder)
     rows: list[dict[str, Any]] = []
     for entry in read_labels(root):
+        if only is not None and entry["split"] != only:
+            continue
         row: dict[str, Any] = dict(entry)
         expected = "none" if entry["label"] == "benign" else entry["label"]
         row["expected"] = expected
@@ -88,14 +100,16 @@ def _cell(pair: tuple[int, int]) -> str:
 def markdown(rows: list[dict[str, Any]]) -> str:
     """The per-family table (Markdown) and the wrong verdicts."""
     fig = figures(rows)
+    present = {r["split"] for r in rows}
+    splits = [s for s in NAMED_SPLITS if s in present] + ["all"]
     families = sorted(k for k in fig if k not in ("recall", "benign_clean", "benign"))
-    lines = ["| family | tune | holdout | all |", "|---|---:|---:|---:|"]
+    lines = ["| family | " + " | ".join(splits) + " |", "|---|" + "---:|" * len(splits)]
     for key in [*families, "benign"]:
         if key in fig:
-            lines.append(f"| {key} | " + " | ".join(_cell(fig[key][s]) for s in SPLITS) + " |")
+            lines.append(f"| {key} | " + " | ".join(_cell(fig[key][s]) for s in splits) + " |")
     for key, name in (("recall", "**recall**"), ("benign_clean", "**benign-clean**")):
         if key in fig:
-            lines.append(f"| {name} | " + " | ".join(_cell(fig[key][s]) for s in SPLITS) + " |")
+            lines.append(f"| {name} | " + " | ".join(_cell(fig[key][s]) for s in splits) + " |")
     return "\n".join(lines)
 
 
@@ -110,11 +124,12 @@ def wrong(rows: list[dict[str, Any]]) -> list[str]:
 def main(folder: str | Path, *, only: str | None = None) -> int:
     """Print the table and the wrong verdicts; 0 when every verdict is right, else 1.
 
-    ``only`` (``tune``/``holdout``) restricts the evaluation to one split (for tuning).
+    ``only`` (``tune``/``holdout``/``fresh``) restricts the evaluation to one split.
     """
-    rows = evaluate(folder)
-    if only:
-        rows = [r for r in rows if r["split"] == only]
+    if only is not None and only not in NAMED_SPLITS:
+        print(f"--only takes one of {', '.join(NAMED_SPLITS)}, not {only!r}")
+        return 2
+    rows = evaluate(folder, only=only)
     if not rows:
         print(f"no excerpt listed in {Path(folder) / LABELS}")
         return 1
