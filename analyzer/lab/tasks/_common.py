@@ -150,3 +150,82 @@ def storage_reads(tf, ds, args, replicas: int):
             return tf.nest.map_structure(tf.identity, batch)
 
     return ds.enumerate().map(hook)
+
+
+def serve(tf, log: logging.Logger, job: str, index: int) -> None:
+    """A ParameterServerStrategy ps or worker: start the gRPC server and serve until the end."""
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    log.info(
+        "Starting %s %d server, cluster spec %s", job, index, resolver.cluster_spec().as_dict()
+    )
+    server = tf.distribute.Server(
+        resolver.cluster_spec(),
+        job_name=job,
+        task_index=index,
+        protocol=resolver.rpc_layer or "grpc",
+        start=True,
+    )
+    log.info("%s %d server started at %s, waiting for the coordinator", job, index, server.target)
+    watch_stop_file(log, f"{job} {index} server")
+    server.join()
+
+
+# An 8x4 RGB lossless WebP image.
+_WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
+
+
+def webp_dataset(tf, width: int = 32):
+    """Training images that arrive WebP-encoded (tf.io.decode_webp is new in TF 2.21)."""
+    import base64
+
+    raw = tf.constant([base64.b64decode(_WEBP_8X4)] * 64)
+    x = tf.map_fn(
+        lambda r: tf.reshape(tf.cast(tf.io.decode_webp(r), tf.float32), [-1])[:width] / 255.0,
+        raw,
+        fn_output_signature=tf.float32,
+    )
+    y = tf.reduce_sum(x, axis=1, keepdims=True)
+    return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+
+
+def keras_step_logger(keras, tf, log: logging.Logger, args, total: int):
+    """A Keras callback: one ``batch B step N/T loss L (t s)`` line per step, the OOM knob."""
+
+    class StepLog(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.step = 0
+            self.t0 = time.monotonic()
+
+        def on_train_batch_begin(self, batch, logs=None):
+            if args.oom_at_step and self.step + 1 == args.oom_at_step:
+                big_allocation(tf, log, self.step + 1, args.oom_mb)
+            self.t0 = time.monotonic()
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.step += 1
+            loss = (logs or {}).get("loss", float("nan"))
+            log.info(
+                "batch %d step %d/%d loss %.4f (%.3f s)",
+                batch,
+                self.step,
+                total,
+                float(loss),
+                time.monotonic() - self.t0,
+            )
+            time.sleep(args.step_sleep)
+
+    return StepLog()
+
+
+def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, suffix: str) -> None:
+    """After training: ``--ckpt-rounds`` rounds of save_weights then a short evaluation."""
+    os.makedirs(base, exist_ok=True)
+    for r in range(1, args.ckpt_rounds + 1):
+        path = os.path.join(base, f"ckpt-{r}{suffix}")
+        log.info("saving checkpoint %s", path)
+        model.save_weights(path)
+        loss = model.evaluate(eval_data, steps=2, verbose=2)
+        log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
+        time.sleep(args.step_sleep)
+    log.info("all checkpoints written")

@@ -7,33 +7,12 @@ Role and cluster come from TF_CONFIG.
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
-
-# An 8x4 RGB lossless WebP image.
-_WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
-
-
-def serve(tf, log, job: str, index: int) -> None:
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    log.info(
-        "Starting %s %d server, cluster spec %s", job, index, resolver.cluster_spec().as_dict()
-    )
-    server = tf.distribute.Server(
-        resolver.cluster_spec(),
-        job_name=job,
-        task_index=index,
-        protocol=resolver.rpc_layer or "grpc",
-        start=True,
-    )
-    log.info("%s %d server started at %s, waiting for the coordinator", job, index, server.target)
-    _common.watch_stop_file(log, f"{job} {index} server")
-    server.join()
 
 
 def coordinate(tf, log, args) -> None:
@@ -55,15 +34,7 @@ def coordinate(tf, log, args) -> None:
 
     def dataset_fn():
         if args.image_format == "webp":
-            # Training images arrive WebP-encoded (tf.io.decode_webp is new in TF 2.21).
-            raw = tf.constant([base64.b64decode(_WEBP_8X4)] * 64)
-            x = tf.map_fn(
-                lambda r: tf.reshape(tf.cast(tf.io.decode_webp(r), tf.float32), [-1])[:32] / 255.0,
-                raw,
-                fn_output_signature=tf.float32,
-            )
-            y = tf.reduce_sum(x, axis=1, keepdims=True)
-            return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+            return _common.webp_dataset(tf)
         x = tf.random.stateless_normal([256, args.feature_dim], seed=[1, 2])
         y = tf.reduce_sum(x, axis=1, keepdims=True)
         ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
@@ -142,7 +113,7 @@ def main() -> None:
     if job in ("ps", "worker"):
         if args.memory_limit_mb:
             _common.limit_memory(log, args.memory_limit_mb)
-        serve(tf, log, job, index)
+        _common.serve(tf, log, job, index)
     else:
         coordinate(tf, log, args)
 
