@@ -56,6 +56,7 @@ class Style:
     python_log: tuple[str, ...] = ()  # nodes that log through python logging (others absl)
     pod_prefix: str = "train"
     shape_dim: str = "17"  # the target's feature width in the shape fault
+    feed_dtype: str = "int64"  # the target's feature dtype in the dtype fault
     alt_args: tuple[str, ...] = ()  # version fault: target and chief use TF-2.21-only ops
     # Namings rotate over the cells of the first styles with one shared counter; a style
     # added after the corpus was recorded counts on its own from here, so the recorded
@@ -155,13 +156,14 @@ STYLES: dict[str, Style] = {
             progress_node="chief:0",
             step_re=r"step (\d+)/\d+ loss",
             steps=60,
-            args=("--step-sleep", "0.1", "--epochs", "3"),
+            args=("--step-sleep", "0.1", "--epochs", "20"),
             ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
             ckpt_node="chief:0",
             ckpt_re=r"saving checkpoint .*ckpt-1$",
             python_log=("chief:0", "worker:1"),
             pod_prefix="recsys",
             shape_dim="20",
+            feed_dtype="string",  # Keras casts int64 features to float32 without a word
             alt_args=("--image-format", "webp"),
             naming_start=3,
         ),
@@ -499,15 +501,20 @@ FAULTS: dict[str, Fault] = {
             "data",
             "dtype_mismatch",
             "args",
-            "The target's input pipeline yields int64 features for a float32 model.",
+            "The target's input pipeline yields int64 (or string) features for a float32 model.",
             (
                 ("tf1", "worker", "training"),
                 ("pss", "chief", "training"),
                 ("mwms_ctl", "worker", "training"),
                 ("pss_keras", "chief", "training"),
             ),
-            args=("--feed-dtype", "int64"),
-            evidence=(("any", r"does not match|DataType|dtype|expected .* tensor"),),
+            args=("--feed-dtype", "{feed}"),
+            evidence=(
+                (
+                    "any",
+                    r"does not match|DataType|dtype|expected .* tensor|Cast \w+ to \w+ is not",
+                ),
+            ),
             must_fail=True,
         ),
         Fault(
@@ -784,6 +791,7 @@ def _subst(args, style: Style, scratch: Path, target: str | None) -> list[str]:
         "third": str(max(2, style.steps // 3)),
         "half": str(style.steps // 2),
         "dim": style.shape_dim,
+        "feed": style.feed_dtype,
     }
     return [a.format(**vals) for a in args]
 

@@ -188,8 +188,13 @@ def webp_dataset(tf, width: int = 32):
     return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
 
 
-def keras_step_logger(keras, tf, log: logging.Logger, args, total: int):
-    """A Keras callback: one ``batch B step N/T loss L (t s)`` line per step, the OOM knob."""
+def keras_step_logger(keras, tf, log: logging.Logger, args, total: int, per_epoch: int = 0):
+    """A Keras callback: a ``batch B step N/T loss L (t s)`` line per step, and the OOM knob.
+
+    ``per_epoch`` > 0: the line comes at the end of each epoch of ``per_epoch`` steps instead
+    (ParameterServerStrategy's ``fit`` refuses batch-level callbacks); it then sleeps
+    ``--step-sleep`` per step of the epoch.
+    """
 
     class StepLog(keras.callbacks.Callback):
         def __init__(self):
@@ -197,13 +202,13 @@ def keras_step_logger(keras, tf, log: logging.Logger, args, total: int):
             self.step = 0
             self.t0 = time.monotonic()
 
-        def on_train_batch_begin(self, batch, logs=None):
-            if args.oom_at_step and self.step + 1 == args.oom_at_step:
-                big_allocation(tf, log, self.step + 1, args.oom_mb)
+        def begin(self, steps: int) -> None:
+            if args.oom_at_step and self.step < args.oom_at_step <= self.step + steps:
+                big_allocation(tf, log, args.oom_at_step, args.oom_mb)
             self.t0 = time.monotonic()
 
-        def on_train_batch_end(self, batch, logs=None):
-            self.step += 1
+        def end(self, batch: int, steps: int, logs) -> None:
+            self.step += steps
             loss = (logs or {}).get("loss", float("nan"))
             log.info(
                 "batch %d step %d/%d loss %.4f (%.3f s)",
@@ -213,9 +218,23 @@ def keras_step_logger(keras, tf, log: logging.Logger, args, total: int):
                 float(loss),
                 time.monotonic() - self.t0,
             )
-            time.sleep(args.step_sleep)
+            time.sleep(args.step_sleep * steps)
 
-    return StepLog()
+    class BatchLog(StepLog):
+        def on_train_batch_begin(self, batch, logs=None):
+            self.begin(1)
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.end(batch, 1, logs)
+
+    class EpochLog(StepLog):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.begin(per_epoch)
+
+        def on_epoch_end(self, epoch, logs=None):
+            self.end(per_epoch - 1, per_epoch, logs)
+
+    return EpochLog() if per_epoch else BatchLog()
 
 
 def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, suffix: str) -> None:

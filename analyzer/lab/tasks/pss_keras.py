@@ -2,7 +2,8 @@
 
 Uses tf.keras from the ``tf_keras`` package (Keras 2, ``TF_USE_LEGACY_KERAS=1``), whose
 ``fit`` drives a ``ClusterCoordinator`` under ParameterServerStrategy: the chief schedules
-each step on a worker, the variables live on the ps.  ps and workers only run a
+each step on a worker, the variables live on the ps.  Keras refuses batch-level callbacks
+under this strategy, so progress is logged per (short) epoch.  ps and workers only run a
 ``tf.distribute.Server``.
 
 Role and cluster come from TF_CONFIG (chief + ps + workers).  Fault knobs (chief only):
@@ -40,8 +41,10 @@ def train(tf, keras, log, args) -> None:
         x = tf.random.stateless_normal([256, args.feature_dim], seed=[3, 4])
         y = tf.reduce_sum(x, axis=1, keepdims=True)
         ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        if args.feed_dtype != "float32":
+        if args.feed_dtype == "string":  # a CSV column read without parsing
             ds = ds.map(lambda a, c: (tf.strings.as_string(a), c))
+        elif args.feed_dtype != "float32":
+            ds = ds.map(lambda a, c: (tf.cast(a * 10, args.feed_dtype), c))
         return ds
 
     if args.feature_dim != MODEL_WIDTH:
@@ -66,7 +69,11 @@ def train(tf, keras, log, args) -> None:
         epochs=args.epochs,
         steps_per_epoch=steps_per_epoch,
         verbose=2,
-        callbacks=[_common.keras_step_logger(keras, tf, log, args, steps_per_epoch * args.epochs)],
+        callbacks=[
+            _common.keras_step_logger(
+                keras, tf, log, args, steps_per_epoch * args.epochs, per_epoch=steps_per_epoch
+            )
+        ],
     )
     log.info("training finished after %d steps", steps_per_epoch * args.epochs)
     if args.ckpt_dir and args.ckpt_rounds:
@@ -76,7 +83,7 @@ def train(tf, keras, log, args) -> None:
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=60)
-    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--step-sleep", type=float, default=0.1)
     p.add_argument("--feed-dtype", default="float32")
     p.add_argument("--feature-dim", type=int, default=MODEL_WIDTH)
