@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import analyzer
-from analyzer.evaluate.runs import find_cases, holdout_styles, summarize
+from analyzer.evaluate.runs import find_cases, holdout_styles, summarize, untouched_styles
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "lab"
 RUNS = find_cases([str(CORPUS)])
@@ -71,8 +71,9 @@ def _id(folder: Path) -> str:
 def test_the_corpus_is_large_and_covers_every_style():
     assert len(RUNS) >= 80
     styles = {_truth(f).get("style") for f in RUNS}
-    assert {"tf1", "pss", "mwms_keras", "mwms_ctl"} <= styles
-    assert holdout_styles([str(CORPUS)]) == {"mwms_keras"}
+    assert {"tf1", "pss", "mwms_keras", "mwms_ctl", "pss_keras"} <= styles
+    assert holdout_styles([str(CORPUS)]) == {"mwms_keras", "pss_keras"}
+    assert untouched_styles([str(CORPUS)]) == {"pss_keras"}
     for style in styles:
         healthy = [
             f
@@ -104,7 +105,12 @@ def test_summary_counts_held_out_runs_apart():
         {"style": _truth(f).get("style"), "family": _truth(f).get("family"), "right": True}
         for f in RUNS
     ]
-    groups = {label: (right, total) for label, right, total in summarize(rows, {"mwms_keras"})}
+    holdout, untouched = {"mwms_keras", "pss_keras"}, {"pss_keras"}
+    groups = {label: (r, t) for label, r, t in summarize(rows, holdout, untouched)}
     held = groups["held-out styles (not looked at while tuning)"][1]
     tuned = groups["tuned styles"][1]
     assert held + tuned == len(RUNS) and held > 0
+    fresh = groups["untouched held-out styles (verdicts never looked at before)"][1]
+    assert fresh == sum(1 for r in rows if r["style"] == "pss_keras") and 0 < fresh < held
+    assert "style pss_keras (held out, untouched)" in groups
+    assert "style mwms_keras (held out)" in groups
