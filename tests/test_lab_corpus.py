@@ -29,6 +29,11 @@ _SLOW_INPUT = (
     "a worker with slow input reads in a synchronous job: every worker then reports the same "
     "step times from step 1, so no node stands out; with --baseline the job is 4x slower"
 )
+_PSS_CLEANUP = (
+    "a ParameterServerStrategy server logs 'Local rendezvous is aborting with status: "
+    "ABORTED: Cleanup' mid-training while the job goes on and ends cleanly (chief trained "
+    "every step, every exit 0); it is taken for the coordination service giving up"
+)
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
     "pss/preempt-worker-checkpoint-stderr": _NO_NOTICE,
@@ -57,6 +62,37 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
+    # pss_keras: held out and untouched; these are its misses at the one measurement
+    # (/work/notes/labstyle-measure.txt), listed after it and not tuned on.
+    "pss_keras/preempt-worker-training-gz": _NO_NOTICE,
+    "pss_keras/preempt-worker-checkpoint-plain": _NO_NOTICE,
+    "pss_keras/healthy-none-full-slurm": _PSS_CLEANUP,
+    "pss_keras/healthy_old-none-full-pod": _PSS_CLEANUP,
+    "pss_keras/late-worker-startup-stderr": _PSS_CLEANUP,
+    "pss_keras/kill-chief-training-stderr": (
+        "as pss: the chief's log stops on an epoch line and the servers then shut down "
+        "cleanly; no exit status or goodbye line is in the logs, so nothing is called"
+    ),
+    "pss_keras/kill-worker-startup-slurm": (
+        "the worker was killed after its server started; the chief then waits silently in "
+        "start-up and the job hits the time limit: launcher.log's stall (no step, worker:1 "
+        "absent from the SIGTERM list) is not read as a failure, and the dead worker's log "
+        "equals a live server's"
+    ),
+    "pss_keras/dtype-chief-training-slurm": (
+        "'UNIMPLEMENTED: Cast string to float is not supported' (Keras casting string "
+        "features) is no dtype rule, and the chief's closing UnimplementedError traceback "
+        "leaves its ending 'clean', so the verdict is none"
+    ),
+    "pss_keras/shape-chief-training-rotated": (
+        "the only shape line is Keras's 'Input 0 of layer ... is incompatible with the "
+        "layer: expected shape=(None, 32), found shape=(None, 20)' logged at INFO as 'Error "
+        "reported to Coordinator'; the abort that follows wins (node_crash)"
+    ),
+    "pss_keras/throttle-worker-training-plain": (
+        "PSS workers log no steps: only the chief's per-epoch times grow, and no line says "
+        "which worker ran the slow closures, so no straggler is found"
+    ),
 }
 
 
