@@ -170,6 +170,59 @@ def serve(tf, log: logging.Logger, job: str, index: int) -> None:
     server.join()
 
 
+def serve_if_server(tf, log: logging.Logger, args, job: str) -> bool:
+    """ps and workers of ParameterServerStrategy (memory limit, then serve); True if served."""
+    if job not in ("ps", "worker"):
+        return False
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+    serve(tf, log, job, task_identity()[1])
+    return True
+
+
+def ps_strategy(tf, log: logging.Logger, *, name_coordinator: bool = False):
+    """ParameterServerStrategy from TF_CONFIG and its ClusterCoordinator, logged."""
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.ParameterServerStrategy(resolver)
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    log.info(
+        "ParameterServerStrategy ready: %d ps, %d workers%s",
+        strategy.extended._num_ps,
+        strategy.extended._num_workers,
+        f"; coordinator {type(coordinator).__name__}" if name_coordinator else "",
+    )
+    return strategy, coordinator
+
+
+def synthetic_data(tf, width: int, seed: list[int], feed_dtype: str = "float32", scale: int = 10):
+    """256 examples of ``width`` features, label = their sum, batches of 16, repeated.
+
+    ``feed_dtype``: the features as the input pipeline hands them over: cast (times
+    ``scale``) to another dtype, or ``string`` (a CSV column read without parsing).
+    """
+    x = tf.random.stateless_normal([256, width], seed=seed)
+    y = tf.reduce_sum(x, axis=1, keepdims=True)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+    if feed_dtype == "string":
+        return ds.map(lambda a, c: (tf.strings.as_string(a), c))
+    if feed_dtype != "float32":
+        ds = ds.map(lambda a, c: (tf.cast(a * scale, feed_dtype), c))
+    return ds
+
+
+def keras_regressor(keras, width: int):
+    """The small Keras model the Keras styles train: Dense(8, relu) -> Dense(1), SGD, MSE."""
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(width,)),
+            keras.layers.Dense(8, activation="relu", name="hidden"),
+            keras.layers.Dense(1, name="out"),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+    return model
+
+
 # An 8x4 RGB lossless WebP image.
 _WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
 

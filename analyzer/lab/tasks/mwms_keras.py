@@ -70,14 +70,7 @@ def main() -> None:
     if args.feature_dim != 16:
         log.info("model input: %d features", args.feature_dim)
     with strategy.scope():
-        model = keras.Sequential(
-            [
-                keras.Input(shape=(args.feature_dim,)),
-                keras.layers.Dense(8, activation="relu", name="hidden"),
-                keras.layers.Dense(1, name="out"),
-            ]
-        )
-        model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+        model = _common.keras_regressor(keras, args.feature_dim)
 
     if args.memory_limit_mb:
         _common.limit_memory(log, args.memory_limit_mb)

@@ -16,31 +16,17 @@ import _common
 
 
 def coordinate(tf, log, args) -> None:
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    strategy = tf.distribute.ParameterServerStrategy(resolver)
-    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-    log.info(
-        "ParameterServerStrategy ready: %d ps, %d workers",
-        strategy.extended._num_ps,
-        strategy.extended._num_workers,
-    )
+    strategy, coordinator = _common.ps_strategy(tf, log)
 
     with strategy.scope():
         w = tf.Variable(tf.random.normal([32, 1]), name="w")
         b = tf.Variable(tf.zeros([1]), name="b")
     opt_lr = 0.05
 
-    feed_dtype = tf.as_dtype(args.feed_dtype)
-
     def dataset_fn():
         if args.image_format == "webp":
             return _common.webp_dataset(tf)
-        x = tf.random.stateless_normal([256, args.feature_dim], seed=[1, 2])
-        y = tf.reduce_sum(x, axis=1, keepdims=True)
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        if feed_dtype != tf.float32:
-            ds = ds.map(lambda a, c: (tf.cast(a * 10, feed_dtype), c))
-        return ds
+        return _common.synthetic_data(tf, args.feature_dim, [1, 2], args.feed_dtype)
 
     per_worker_ds = coordinator.create_per_worker_dataset(dataset_fn)
     it = iter(per_worker_ds)
@@ -109,12 +95,8 @@ def main() -> None:
     args = p.parse_args()
     log = _common.banner("ps_training.py")
     tf, log = _common.import_tf(log)
-    job, index = _common.task_identity()
-    if job in ("ps", "worker"):
-        if args.memory_limit_mb:
-            _common.limit_memory(log, args.memory_limit_mb)
-        _common.serve(tf, log, job, index)
-    else:
+    job, _ = _common.task_identity()
+    if not _common.serve_if_server(tf, log, args, job):
         coordinate(tf, log, args)
 
 

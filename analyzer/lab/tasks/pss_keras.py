@@ -24,42 +24,20 @@ MODEL_WIDTH = 32  # the model's input features; --feature-dim changes only the d
 
 
 def train(tf, keras, log, args) -> None:
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    strategy = tf.distribute.ParameterServerStrategy(resolver)
-    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-    log.info(
-        "ParameterServerStrategy ready: %d ps, %d workers; coordinator %s",
-        strategy.extended._num_ps,
-        strategy.extended._num_workers,
-        type(coordinator).__name__,
-    )
+    strategy, _ = _common.ps_strategy(tf, log, name_coordinator=True)
     steps_per_epoch = max(1, args.steps // args.epochs)
 
     def dataset_fn(input_context=None):
         if args.image_format == "webp":
             return _common.webp_dataset(tf, MODEL_WIDTH)
-        x = tf.random.stateless_normal([256, args.feature_dim], seed=[3, 4])
-        y = tf.reduce_sum(x, axis=1, keepdims=True)
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        if args.feed_dtype == "string":  # a CSV column read without parsing
-            ds = ds.map(lambda a, c: (tf.strings.as_string(a), c))
-        elif args.feed_dtype != "float32":
-            ds = ds.map(lambda a, c: (tf.cast(a * 10, args.feed_dtype), c))
-        return ds
+        return _common.synthetic_data(tf, args.feature_dim, [3, 4], args.feed_dtype)
 
     if args.feature_dim != MODEL_WIDTH:
         log.info("input pipeline: %d features per example", args.feature_dim)
     if args.feed_dtype != "float32":
         log.info("input pipeline: features decoded as %s", args.feed_dtype)
     with strategy.scope():
-        model = keras.Sequential(
-            [
-                keras.Input(shape=(MODEL_WIDTH,)),
-                keras.layers.Dense(8, activation="relu", name="hidden"),
-                keras.layers.Dense(1, name="out"),
-            ]
-        )
-        model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+        model = _common.keras_regressor(keras, MODEL_WIDTH)
 
     if args.memory_limit_mb:
         _common.limit_memory(log, args.memory_limit_mb)
@@ -94,11 +72,8 @@ def main() -> None:
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     log = _common.banner("pss_keras.py")
     tf, log = _common.import_tf(log)
-    job, index = _common.task_identity()
-    if job in ("ps", "worker"):
-        if args.memory_limit_mb:
-            _common.limit_memory(log, args.memory_limit_mb)
-        _common.serve(tf, log, job, index)
+    job, _ = _common.task_identity()
+    if _common.serve_if_server(tf, log, args, job):
         return
     import tf_keras as keras
 
