@@ -280,6 +280,20 @@ def test_matrix_file_names_are_distinct_per_run():
             assert len(set(names)) == len(names), (style.name, naming)
 
 
+def test_every_recorded_run_is_a_cell_of_the_matrix():
+    """A style added to the tables later must not rename the recorded runs of the others."""
+    from analyzer.lab import matrix
+
+    folders = {c.folder for c in matrix.cells()}
+    recorded = {f"{p.parent.parent.name}/{p.parent.name}" for p in CORPUS_TRUTHS}
+    assert recorded and not recorded - folders, sorted(recorded - folders)[:5]
+    added = [s for s in matrix.STYLES.values() if s.naming_start is not None]
+    assert added, "no style counts its namings on its own"
+    for style in added:
+        namings = {c.naming for c in matrix.cells() if c.style == style.name}
+        assert namings == set(matrix.NAMINGS), (style.name, namings)
+
+
 def test_corpus_recorded():
     assert len(CORPUS_TRUTHS) >= 80, f"only {len(CORPUS_TRUTHS)} runs under {CORPUS}"
     styles = [json.loads(p.read_text())["style"] for p in CORPUS_TRUTHS]

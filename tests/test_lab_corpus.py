@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import analyzer
-from analyzer.evaluate.runs import find_cases, holdout_styles, summarize
+from analyzer.evaluate.runs import find_cases, holdout_styles, summarize, untouched_styles
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "lab"
 RUNS = find_cases([str(CORPUS)])
@@ -28,6 +28,11 @@ _NO_NOTICE = (
 _SLOW_INPUT = (
     "a worker with slow input reads in a synchronous job: every worker then reports the same "
     "step times from step 1, so no node stands out; with --baseline the job is 4x slower"
+)
+_PSS_CLEANUP = (
+    "a ParameterServerStrategy server logs 'Local rendezvous is aborting with status: "
+    "ABORTED: Cleanup' mid-training while the job goes on and ends cleanly (chief trained "
+    "every step, every exit 0); it is taken for the coordination service giving up"
 )
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
@@ -57,6 +62,37 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
+    # pss_keras: held out and untouched; these are its misses at the one measurement
+    # (/work/notes/labstyle-measure.txt), listed after it and not tuned on.
+    "pss_keras/preempt-worker-training-gz": _NO_NOTICE,
+    "pss_keras/preempt-worker-checkpoint-plain": _NO_NOTICE,
+    "pss_keras/healthy-none-full-slurm": _PSS_CLEANUP,
+    "pss_keras/healthy_old-none-full-pod": _PSS_CLEANUP,
+    "pss_keras/late-worker-startup-stderr": _PSS_CLEANUP,
+    "pss_keras/kill-chief-training-stderr": (
+        "as pss: the chief's log stops on an epoch line and the servers then shut down "
+        "cleanly; no exit status or goodbye line is in the logs, so nothing is called"
+    ),
+    "pss_keras/kill-worker-startup-slurm": (
+        "the worker was killed after its server started; the chief then waits silently in "
+        "start-up and the job hits the time limit: launcher.log's stall (no step, worker:1 "
+        "absent from the SIGTERM list) is not read as a failure, and the dead worker's log "
+        "equals a live server's"
+    ),
+    "pss_keras/dtype-chief-training-slurm": (
+        "'UNIMPLEMENTED: Cast string to float is not supported' (Keras casting string "
+        "features) is no dtype rule, and the chief's closing UnimplementedError traceback "
+        "leaves its ending 'clean', so the verdict is none"
+    ),
+    "pss_keras/shape-chief-training-rotated": (
+        "the only shape line is Keras's 'Input 0 of layer ... is incompatible with the "
+        "layer: expected shape=(None, 32), found shape=(None, 20)' logged at INFO as 'Error "
+        "reported to Coordinator'; the abort that follows wins (node_crash)"
+    ),
+    "pss_keras/throttle-worker-training-plain": (
+        "PSS workers log no steps: only the chief's per-epoch times grow, and no line says "
+        "which worker ran the slow closures, so no straggler is found"
+    ),
 }
 
 
@@ -71,8 +107,9 @@ def _id(folder: Path) -> str:
 def test_the_corpus_is_large_and_covers_every_style():
     assert len(RUNS) >= 80
     styles = {_truth(f).get("style") for f in RUNS}
-    assert {"tf1", "pss", "mwms_keras", "mwms_ctl"} <= styles
-    assert holdout_styles([str(CORPUS)]) == {"mwms_keras"}
+    assert {"tf1", "pss", "mwms_keras", "mwms_ctl", "pss_keras"} <= styles
+    assert holdout_styles([str(CORPUS)]) == {"mwms_keras", "pss_keras"}
+    assert untouched_styles([str(CORPUS)]) == {"pss_keras"}
     for style in styles:
         healthy = [
             f
@@ -104,7 +141,12 @@ def test_summary_counts_held_out_runs_apart():
         {"style": _truth(f).get("style"), "family": _truth(f).get("family"), "right": True}
         for f in RUNS
     ]
-    groups = {label: (right, total) for label, right, total in summarize(rows, {"mwms_keras"})}
+    holdout, untouched = {"mwms_keras", "pss_keras"}, {"pss_keras"}
+    groups = {label: (r, t) for label, r, t in summarize(rows, holdout, untouched)}
     held = groups["held-out styles (not looked at while tuning)"][1]
     tuned = groups["tuned styles"][1]
     assert held + tuned == len(RUNS) and held > 0
+    fresh = groups["untouched held-out styles (verdicts never looked at before)"][1]
+    assert fresh == sum(1 for r in rows if r["style"] == "pss_keras") and 0 < fresh < held
+    assert "style pss_keras (held out, untouched)" in groups
+    assert "style mwms_keras (held out)" in groups

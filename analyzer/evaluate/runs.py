@@ -13,7 +13,9 @@ When the runs carry ``style`` and ``family`` in their truth.json (the lab corpus
 accuracy is also shown per cluster style and per fault family. A ``protocol.json`` in a given
 folder (``{"holdout_styles": ["mwms_keras"]}``) names the styles nobody looked at while the
 diagnosis was tuned: the accuracy on those is shown apart from the rest, because only it says
-how the diagnosis does on runs it was not tuned on.
+how the diagnosis does on runs it was not tuned on. A held-out style whose verdicts were later
+looked at (and tuned on) stays held out but is no longer untouched: ``"untouched_styles"`` in
+protocol.json names the ones still untouched, and their rows say so.
 """
 
 from __future__ import annotations
@@ -96,21 +98,35 @@ def _table(rows: list[dict[str, Any]]):
     return table
 
 
-def holdout_styles(folders: list[str]) -> set[str]:
-    """The styles that ``protocol.json`` files in the given folders (or above them) hold out."""
+def _protocol_styles(folders: list[str], key: str) -> set[str]:
     out: set[str] = set()
     for folder in folders:
         for parent in (Path(folder), *Path(folder).resolve().parents):
             proto = parent / "protocol.json"
             if proto.is_file():
                 with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-                    out.update(json.loads(proto.read_text(encoding="utf-8"))["holdout_styles"])
+                    out.update(json.loads(proto.read_text(encoding="utf-8"))[key])
                 break
     return out
 
 
-def summarize(rows: list[dict[str, Any]], holdout: set[str]) -> list[tuple[str, int, int]]:
-    """(group, right, total) for all runs, tuned vs held-out styles, each style and each family."""
+def holdout_styles(folders: list[str]) -> set[str]:
+    """The styles that ``protocol.json`` files in the given folders (or above them) hold out."""
+    return _protocol_styles(folders, "holdout_styles")
+
+
+def untouched_styles(folders: list[str]) -> set[str]:
+    """The held-out styles whose verdicts nobody has looked at yet (``untouched_styles``)."""
+    return _protocol_styles(folders, "untouched_styles") & holdout_styles(folders)
+
+
+def summarize(
+    rows: list[dict[str, Any]], holdout: set[str], untouched: set[str] = frozenset()
+) -> list[tuple[str, int, int]]:
+    """(group, right, total) for all runs, tuned vs held-out styles, each style and each family.
+
+    ``untouched``: held-out styles nobody has looked at yet; they get a row of their own.
+    """
 
     def count(label: str, keep) -> tuple[str, int, int] | None:
         sel = [r for r in rows if keep(r)]
@@ -124,8 +140,17 @@ def summarize(rows: list[dict[str, Any]], holdout: set[str]) -> list[tuple[str, 
                 "held-out styles (not looked at while tuning)", lambda r: r.get("style") in holdout
             )
         )
+    if untouched:
+        groups.append(
+            count(
+                "untouched held-out styles (verdicts never looked at before)",
+                lambda r: r.get("style") in untouched,
+            )
+        )
     for style in sorted({r["style"] for r in rows if r.get("style")}):
         tag = " (held out)" if style in holdout else ""
+        if style in untouched:
+            tag = " (held out, untouched)"
         groups.append(count(f"style {style}{tag}", lambda r, s=style: r.get("style") == s))
     for family in sorted({r["family"] for r in rows if r.get("family")}):
         groups.append(count(f"family {family}", lambda r, f=family: r.get("family") == f))
@@ -169,7 +194,9 @@ def main(folders: list[str], *, quiet: bool = False) -> int:
         console.print(_table(shown))
     right = sum(r["right"] for r in rows)
     if any(r.get("style") or r.get("family") for r in rows):
-        console.print(_summary_table(summarize(rows, holdout_styles(folders))))
+        console.print(
+            _summary_table(summarize(rows, holdout_styles(folders), untouched_styles(folders)))
+        )
     console.print(f"accuracy: {right}/{len(rows)} = {right / len(rows):.0%}")
     return 0 if right == len(rows) else 1
 

@@ -55,6 +55,13 @@ class Style:
     preempt_args: tuple[str, ...] = ()
     python_log: tuple[str, ...] = ()  # nodes that log through python logging (others absl)
     pod_prefix: str = "train"
+    shape_dim: str = "17"  # the target's feature width in the shape fault
+    feed_dtype: str = "int64"  # the target's feature dtype in the dtype fault
+    alt_args: tuple[str, ...] = ()  # version fault: target and chief use TF-2.21-only ops
+    # Namings rotate over the cells of the first styles with one shared counter; a style
+    # added after the corpus was recorded counts on its own from here, so the recorded
+    # cells of the other styles keep their folders.
+    naming_start: int | None = None
 
     @property
     def nodes(self) -> list[str]:
@@ -98,6 +105,8 @@ STYLES: dict[str, Style] = {
             ckpt_re=r"saving checkpoint .*ckpt-1$",
             python_log=("chief:0",),
             pod_prefix="ctr-model",
+            shape_dim="20",
+            alt_args=("--image-format", "webp"),
         ),
         Style(
             name="mwms_ctl",
@@ -135,6 +144,28 @@ STYLES: dict[str, Style] = {
             timeout_args=("--collective-timeout", "5"),
             python_log=("chief:0", "worker:0", "worker:1"),
             pod_prefix="mnist",
+        ),
+        Style(
+            name="pss_keras",
+            script="pss_keras.py",
+            jobs=(("chief", 1), ("ps", 1), ("worker", 2)),
+            cluster="chief + 1 ps + 2 workers (ParameterServerStrategy, tf.keras Model.fit "
+            "driving a ClusterCoordinator)",
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0",),
+            progress_node="chief:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1", "--epochs", "20"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            python_log=("chief:0", "worker:1"),
+            pod_prefix="recsys",
+            shape_dim="20",
+            feed_dtype="string",  # Keras casts int64 features to float32 without a word
+            alt_args=("--image-format", "webp"),
+            naming_start=3,
         ),
     ]
 }
@@ -231,11 +262,15 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ctl", "chief", "training"),
                 ("mwms_keras", "worker", "training"),
                 ("mwms_keras", "chief", "training"),
+                ("pss_keras", "ps", "training"),
+                ("pss_keras", "worker", "training"),
+                ("pss_keras", "chief", "training"),
                 *_all("worker", "startup"),
                 ("tf1", "ps", "checkpoint"),
                 ("pss", "ps", "checkpoint"),
                 ("mwms_ctl", "worker", "checkpoint"),
                 ("mwms_keras", "worker", "checkpoint"),
+                ("pss_keras", "ps", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -294,6 +329,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ctl", "worker", "training"),
                 ("mwms_keras", "worker", "training"),
                 ("mwms_ctl", "worker", "checkpoint"),
+                ("pss_keras", "ps", "training"),
+                ("pss_keras", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
         ),
@@ -333,6 +370,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "worker", "training"),
                 ("mwms_ctl", "worker", "training"),
                 ("mwms_keras", "chief", "training"),
+                ("pss_keras", "worker", "training"),
             ),
         ),
         Fault(
@@ -347,6 +385,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "chief", "training"),
                 ("mwms_ctl", "worker", "training"),
                 ("mwms_keras", "worker", "training"),
+                ("pss_keras", "chief", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -364,6 +403,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "ps", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "ps", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -379,6 +419,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "worker", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -393,6 +434,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "chief", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -407,6 +449,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "chief", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -420,6 +463,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1", "worker", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -434,6 +478,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "ps", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "ps", "startup"),
             ),
             ended_by_launcher=True,
         ),
@@ -448,6 +493,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "worker", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "worker", "startup"),
             ),
         ),
         Fault(
@@ -455,14 +501,20 @@ FAULTS: dict[str, Fault] = {
             "data",
             "dtype_mismatch",
             "args",
-            "The target's input pipeline yields int64 features for a float32 model.",
+            "The target's input pipeline yields int64 (or string) features for a float32 model.",
             (
                 ("tf1", "worker", "training"),
                 ("pss", "chief", "training"),
                 ("mwms_ctl", "worker", "training"),
+                ("pss_keras", "chief", "training"),
             ),
-            args=("--feed-dtype", "int64"),
-            evidence=(("any", r"does not match|DataType|dtype|expected .* tensor"),),
+            args=("--feed-dtype", "{feed}"),
+            evidence=(
+                (
+                    "any",
+                    r"does not match|DataType|dtype|expected .* tensor|Cast \w+ to \w+ is not",
+                ),
+            ),
             must_fail=True,
         ),
         Fault(
@@ -476,6 +528,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "chief", "training"),
                 ("mwms_ctl", "worker", "training"),
                 ("mwms_keras", "worker", "training"),
+                ("pss_keras", "chief", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -492,6 +545,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss", "worker", "startup"),
                 ("mwms_ctl", "worker", "startup"),
                 ("mwms_keras", "worker", "startup"),
+                ("pss_keras", "worker", "startup"),
             ),
         ),
         Fault(
@@ -582,12 +636,16 @@ def cells() -> list[Cell]:
     """Every cell of the matrix, in recording order; namings rotate through NAMINGS."""
     out: list[Cell] = []
     k = 0
+    own = {s.name: s.naming_start for s in STYLES.values() if s.naming_start is not None}
     for fault in sorted(FAULTS.values(), key=lambda f: _priority(f.name)):
         for style, role, phase in fault.plan:
             for _ in range(fault.variants):
-                naming = NAMINGS[k % len(NAMINGS)]
-                out.append(Cell(style, fault.name, role, phase, naming, k))
-                k += 1
+                i = own.get(style, k)
+                out.append(Cell(style, fault.name, role, phase, NAMINGS[i % len(NAMINGS)], i))
+                if style in own:
+                    own[style] += 1
+                else:
+                    k += 1
     seen: set[str] = set()
     unique = []
     for c in out:
@@ -728,12 +786,12 @@ def _port(addr: str) -> int:
 
 
 def _subst(args, style: Style, scratch: Path, target: str | None) -> list[str]:
-    dim = "20" if style.name in ("pss",) else "17"
     vals = {
         "scratch": str(scratch),
         "third": str(max(2, style.steps // 3)),
         "half": str(style.steps // 2),
-        "dim": dim,
+        "dim": style.shape_dim,
+        "feed": style.feed_dtype,
     }
     return [a.format(**vals) for a in args]
 
@@ -971,10 +1029,10 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         python = None
         if fault.kind in ("old", "signal+old") or (fault.kind == "alt" and node == target):
             python = old
-            if fault.kind == "alt" and style.name == "pss":
-                args += ["--image-format", "webp"]
-        if fault.kind == "alt" and style.name == "pss" and node == "chief:0":
-            args += ["--image-format", "webp"]
+            if fault.kind == "alt":
+                args += list(style.alt_args)
+        if fault.kind == "alt" and node == style.roles["chief"] and node != target:
+            args += list(style.alt_args)
         run.python[node] = python or sys.executable
         lab.start(
             node,

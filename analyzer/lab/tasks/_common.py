@@ -150,3 +150,154 @@ def storage_reads(tf, ds, args, replicas: int):
             return tf.nest.map_structure(tf.identity, batch)
 
     return ds.enumerate().map(hook)
+
+
+def serve(tf, log: logging.Logger, job: str, index: int) -> None:
+    """A ParameterServerStrategy ps or worker: start the gRPC server and serve until the end."""
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    log.info(
+        "Starting %s %d server, cluster spec %s", job, index, resolver.cluster_spec().as_dict()
+    )
+    server = tf.distribute.Server(
+        resolver.cluster_spec(),
+        job_name=job,
+        task_index=index,
+        protocol=resolver.rpc_layer or "grpc",
+        start=True,
+    )
+    log.info("%s %d server started at %s, waiting for the coordinator", job, index, server.target)
+    watch_stop_file(log, f"{job} {index} server")
+    server.join()
+
+
+def serve_if_server(tf, log: logging.Logger, args, job: str) -> bool:
+    """ps and workers of ParameterServerStrategy (memory limit, then serve); True if served."""
+    if job not in ("ps", "worker"):
+        return False
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+    serve(tf, log, job, task_identity()[1])
+    return True
+
+
+def ps_strategy(tf, log: logging.Logger, *, name_coordinator: bool = False):
+    """ParameterServerStrategy from TF_CONFIG and its ClusterCoordinator, logged."""
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.ParameterServerStrategy(resolver)
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    log.info(
+        "ParameterServerStrategy ready: %d ps, %d workers%s",
+        strategy.extended._num_ps,
+        strategy.extended._num_workers,
+        f"; coordinator {type(coordinator).__name__}" if name_coordinator else "",
+    )
+    return strategy, coordinator
+
+
+def synthetic_data(tf, width: int, seed: list[int], feed_dtype: str = "float32", scale: int = 10):
+    """256 examples of ``width`` features, label = their sum, batches of 16, repeated.
+
+    ``feed_dtype``: the features as the input pipeline hands them over: cast (times
+    ``scale``) to another dtype, or ``string`` (a CSV column read without parsing).
+    """
+    x = tf.random.stateless_normal([256, width], seed=seed)
+    y = tf.reduce_sum(x, axis=1, keepdims=True)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+    if feed_dtype == "string":
+        return ds.map(lambda a, c: (tf.strings.as_string(a), c))
+    if feed_dtype != "float32":
+        ds = ds.map(lambda a, c: (tf.cast(a * scale, feed_dtype), c))
+    return ds
+
+
+def keras_regressor(keras, width: int):
+    """The small Keras model the Keras styles train: Dense(8, relu) -> Dense(1), SGD, MSE."""
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(width,)),
+            keras.layers.Dense(8, activation="relu", name="hidden"),
+            keras.layers.Dense(1, name="out"),
+        ]
+    )
+    model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+    return model
+
+
+# An 8x4 RGB lossless WebP image.
+_WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
+
+
+def webp_dataset(tf, width: int = 32):
+    """Training images that arrive WebP-encoded (tf.io.decode_webp is new in TF 2.21)."""
+    import base64
+
+    raw = tf.constant([base64.b64decode(_WEBP_8X4)] * 64)
+    x = tf.map_fn(
+        lambda r: tf.reshape(tf.cast(tf.io.decode_webp(r), tf.float32), [-1])[:width] / 255.0,
+        raw,
+        fn_output_signature=tf.float32,
+    )
+    y = tf.reduce_sum(x, axis=1, keepdims=True)
+    return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+
+
+def keras_step_logger(keras, tf, log: logging.Logger, args, total: int, per_epoch: int = 0):
+    """A Keras callback: a ``batch B step N/T loss L (t s)`` line per step, and the OOM knob.
+
+    ``per_epoch`` > 0: the line comes at the end of each epoch of ``per_epoch`` steps instead
+    (ParameterServerStrategy's ``fit`` refuses batch-level callbacks); it then sleeps
+    ``--step-sleep`` per step of the epoch.
+    """
+
+    class StepLog(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.step = 0
+            self.t0 = time.monotonic()
+
+        def begin(self, steps: int) -> None:
+            if args.oom_at_step and self.step < args.oom_at_step <= self.step + steps:
+                big_allocation(tf, log, args.oom_at_step, args.oom_mb)
+            self.t0 = time.monotonic()
+
+        def end(self, batch: int, steps: int, logs) -> None:
+            self.step += steps
+            loss = (logs or {}).get("loss", float("nan"))
+            log.info(
+                "batch %d step %d/%d loss %.4f (%.3f s)",
+                batch,
+                self.step,
+                total,
+                float(loss),
+                time.monotonic() - self.t0,
+            )
+            time.sleep(args.step_sleep * steps)
+
+    class BatchLog(StepLog):
+        def on_train_batch_begin(self, batch, logs=None):
+            self.begin(1)
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.end(batch, 1, logs)
+
+    class EpochLog(StepLog):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.begin(per_epoch)
+
+        def on_epoch_end(self, epoch, logs=None):
+            self.end(per_epoch - 1, per_epoch, logs)
+
+    return EpochLog() if per_epoch else BatchLog()
+
+
+def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, suffix: str) -> None:
+    """After training: ``--ckpt-rounds`` rounds of save_weights then a short evaluation."""
+    os.makedirs(base, exist_ok=True)
+    for r in range(1, args.ckpt_rounds + 1):
+        path = os.path.join(base, f"ckpt-{r}{suffix}")
+        log.info("saving checkpoint %s", path)
+        model.save_weights(path)
+        loss = model.evaluate(eval_data, steps=2, verbose=2)
+        log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
+        time.sleep(args.step_sleep)
+    log.info("all checkpoints written")

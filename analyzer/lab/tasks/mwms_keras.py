@@ -70,64 +70,24 @@ def main() -> None:
     if args.feature_dim != 16:
         log.info("model input: %d features", args.feature_dim)
     with strategy.scope():
-        model = keras.Sequential(
-            [
-                keras.Input(shape=(args.feature_dim,)),
-                keras.layers.Dense(8, activation="relu", name="hidden"),
-                keras.layers.Dense(1, name="out"),
-            ]
-        )
-        model.compile(optimizer=keras.optimizers.SGD(0.01), loss="mse")
+        model = _common.keras_regressor(keras, args.feature_dim)
 
     if args.memory_limit_mb:
         _common.limit_memory(log, args.memory_limit_mb)
-
-    class StepLog(keras.callbacks.Callback):
-        def __init__(self):
-            super().__init__()
-            self.step = 0
-            self.t0 = time.monotonic()
-
-        def on_train_batch_begin(self, batch, logs=None):
-            if args.oom_at_step and self.step + 1 == args.oom_at_step:
-                _common.big_allocation(tf, log, self.step + 1, args.oom_mb)
-            self.t0 = time.monotonic()
-
-        def on_train_batch_end(self, batch, logs=None):
-            self.step += 1
-            loss = (logs or {}).get("loss", float("nan"))
-            log.info(
-                "batch %d step %d/%d loss %.4f (%.3f s)",
-                batch,
-                self.step,
-                steps_per_epoch * args.epochs,
-                float(loss),
-                time.monotonic() - self.t0,
-            )
-            time.sleep(args.step_sleep)
 
     model.fit(
         make_ds(),
         epochs=args.epochs,
         steps_per_epoch=steps_per_epoch,
         verbose=2,
-        callbacks=[StepLog()],
+        callbacks=[_common.keras_step_logger(keras, tf, log, args, steps_per_epoch * args.epochs)],
     )
     log.info("training finished after %d steps", steps_per_epoch * args.epochs)
     if args.ckpt_dir and args.ckpt_rounds:
         has_chief = "chief" in _common.tf_config().get("cluster", {})
         chief = job == "chief" or (job == "worker" and index == 0 and not has_chief)
         base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
-        os.makedirs(base, exist_ok=True)
-        eval_ds = make_ds()
-        for r in range(1, args.ckpt_rounds + 1):
-            path = os.path.join(base, f"ckpt-{r}.h5")
-            log.info("saving checkpoint %s", path)
-            model.save_weights(path)
-            loss = model.evaluate(eval_ds, steps=2, verbose=2)
-            log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
-            time.sleep(args.step_sleep)
-        log.info("all checkpoints written")
+        _common.keras_checkpoints(model, log, base, args, make_ds(), ".h5")
     if args.save_h5:
         log.info("saving weights to %s", args.save_h5)
         model.save_weights(args.save_h5)

@@ -7,7 +7,6 @@ Role and cluster come from TF_CONFIG.
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import sys
 import time
@@ -15,61 +14,19 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
 
-# An 8x4 RGB lossless WebP image.
-_WEBP_8X4 = "UklGRioAAABXRUJQVlA4TB4AAAAvA8ABAM1VIKL/AQVt2zD9GMaf7RiM/whE6jHG8QI="
-
-
-def serve(tf, log, job: str, index: int) -> None:
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    log.info(
-        "Starting %s %d server, cluster spec %s", job, index, resolver.cluster_spec().as_dict()
-    )
-    server = tf.distribute.Server(
-        resolver.cluster_spec(),
-        job_name=job,
-        task_index=index,
-        protocol=resolver.rpc_layer or "grpc",
-        start=True,
-    )
-    log.info("%s %d server started at %s, waiting for the coordinator", job, index, server.target)
-    _common.watch_stop_file(log, f"{job} {index} server")
-    server.join()
-
 
 def coordinate(tf, log, args) -> None:
-    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-    strategy = tf.distribute.ParameterServerStrategy(resolver)
-    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-    log.info(
-        "ParameterServerStrategy ready: %d ps, %d workers",
-        strategy.extended._num_ps,
-        strategy.extended._num_workers,
-    )
+    strategy, coordinator = _common.ps_strategy(tf, log)
 
     with strategy.scope():
         w = tf.Variable(tf.random.normal([32, 1]), name="w")
         b = tf.Variable(tf.zeros([1]), name="b")
     opt_lr = 0.05
 
-    feed_dtype = tf.as_dtype(args.feed_dtype)
-
     def dataset_fn():
         if args.image_format == "webp":
-            # Training images arrive WebP-encoded (tf.io.decode_webp is new in TF 2.21).
-            raw = tf.constant([base64.b64decode(_WEBP_8X4)] * 64)
-            x = tf.map_fn(
-                lambda r: tf.reshape(tf.cast(tf.io.decode_webp(r), tf.float32), [-1])[:32] / 255.0,
-                raw,
-                fn_output_signature=tf.float32,
-            )
-            y = tf.reduce_sum(x, axis=1, keepdims=True)
-            return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        x = tf.random.stateless_normal([256, args.feature_dim], seed=[1, 2])
-        y = tf.reduce_sum(x, axis=1, keepdims=True)
-        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
-        if feed_dtype != tf.float32:
-            ds = ds.map(lambda a, c: (tf.cast(a * 10, feed_dtype), c))
-        return ds
+            return _common.webp_dataset(tf)
+        return _common.synthetic_data(tf, args.feature_dim, [1, 2], args.feed_dtype)
 
     per_worker_ds = coordinator.create_per_worker_dataset(dataset_fn)
     it = iter(per_worker_ds)
@@ -138,12 +95,8 @@ def main() -> None:
     args = p.parse_args()
     log = _common.banner("ps_training.py")
     tf, log = _common.import_tf(log)
-    job, index = _common.task_identity()
-    if job in ("ps", "worker"):
-        if args.memory_limit_mb:
-            _common.limit_memory(log, args.memory_limit_mb)
-        serve(tf, log, job, index)
-    else:
+    job, _ = _common.task_identity()
+    if not _common.serve_if_server(tf, log, args, job):
         coordinate(tf, log, args)
 
 
