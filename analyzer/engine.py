@@ -1,8 +1,8 @@
 """Where the per-file work runs: this process, a local process pool, or a Dask cluster.
 
-The unit of work is one source: read it, parse its lines, and classify its events with the
-pattern library. Each unit returns only its (condensed) events and their findings, so the
-parent process — which decides node identities and time zones and runs the diagnosis — never
+The unit of work is a batch of sources (:func:`analyzer.parse.process_batch`): read them,
+parse their lines, and classify their events with the pattern library. Each unit returns only
+its (condensed) events and their findings, so the parent process — which decides node identities and time zones and runs the diagnosis — never
 holds more than the reduced data. Engines:
 
 ``local`` (default)
@@ -15,65 +15,19 @@ holds more than the reduced data. Engines:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
+from analyzer.parse import Parsed, Work, process_batch
 
 if TYPE_CHECKING:
-    from analyzer.formats import Keep
-    from analyzer.ingest import _Parsed
-    from analyzer.rules import RuleSet
     from analyzer.sources import Source
 
 ENGINES = ("local", "dask")
 #: Below this many bytes in all, files are parsed in this process (a pool costs more).
 PARALLEL_THRESHOLD = 32 * 1024 * 1024
-#: Columns that classification adds to each event (null where no rule matched).
-FINDING_COLUMNS = ("pattern_id", "category", "severity", "blames", "captures")
-
-
-@dataclass(frozen=True)
-class Work:
-    """What every unit of work needs to know (sent once per task; small and picklable)."""
-
-    max_bytes: int
-    keep: Keep | None = None
-    rules: RuleSet | None = None
-    regex_timeout: float = 0.5
-
-
-def process_source(src: Source, work: Work) -> _Parsed:
-    """Read, parse and classify one source (see :func:`process_batch`)."""
-    return process_batch([src], work)[0]
-
-
-def process_batch(sources: Sequence[Source], work: Work) -> list[_Parsed]:
-    """Read and parse each source, then classify all their events in one pass.
-
-    One classification per batch rather than per file: the rules' prefilter and the table
-    conversions cost the same for ten rows as for ten thousand.
-    """
-    from analyzer.ingest import _read_and_parse
-
-    results = [_read_and_parse(src, work.max_bytes, work.keep) for src in sources]
-    parsed = [r for r in results if r.parsed is not None]
-    if work.rules is None or not parsed:
-        return results
-    tables = [r.parsed.table for r in parsed]  # type: ignore[union-attr]
-    combined, problems = classify_table(pa.concat_tables(tables), work.rules, work.regex_timeout)
-    start = 0
-    for result, table in zip(parsed, tables, strict=True):
-        result.parsed.table = combined.slice(start, table.num_rows)  # type: ignore[union-attr]
-        start += table.num_rows
-    if problems:
-        parsed[0].problems.extend(problems)
-    return results
 
 
 def batches(sources: Sequence[Source], count: int) -> list[list[Source]]:
@@ -91,32 +45,6 @@ def batches(sources: Sequence[Source], count: int) -> list[list[Source]]:
     return out
 
 
-def classify_table(table: pa.Table, rules: RuleSet, timeout: float) -> tuple[pa.Table, list[str]]:
-    """Add :data:`FINDING_COLUMNS` and ``benign`` to a parsed table."""
-    import pandas as pd
-
-    from analyzer.classify import classify
-
-    events = table.select(["message", "detail", "level", "source", "format", "line_no"]).to_pandas(
-        types_mapper=pd.ArrowDtype
-    )
-    result = classify(events, rules, timeout=timeout)
-    found = result.findings
-    n = table.num_rows
-    rows = found["row"].to_numpy(dtype=np.int64) if len(found) else np.array([], np.int64)
-    for name in FINDING_COLUMNS:
-        values = np.full(n, None, dtype=object)
-        if len(rows):
-            column = found[name].astype(object).where(found[name].notna(), None).to_numpy()
-            values[rows] = column
-        table = table.append_column(name, pa.array(values.tolist(), pa.large_string()))
-    benign = np.zeros(n, dtype=bool)
-    if len(rows):
-        benign[rows] = found["benign"].to_numpy(dtype=bool)
-    table = table.append_column("benign", pa.array(benign))
-    return table, list(result.problems)
-
-
 def run_all(
     sources: Sequence[Source],
     work: Work,
@@ -125,8 +53,9 @@ def run_all(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Any = None,
-) -> Iterator[_Parsed]:
-    """Run :func:`process_source` over ``sources``; results come back in the order given."""
+) -> Iterator[Parsed]:
+    """Run :func:`analyzer.parse.process_batch` over ``sources``, in batches; results come back
+    in the order given."""
     if engine == "dask":
         yield from _run_dask(sources, work, scheduler, progress)
         return
@@ -149,7 +78,7 @@ def run_all(
             yield result
 
 
-def _collect(futures, total: int, progress: Any) -> Iterator[_Parsed]:
+def _collect(futures, total: int, progress: Any) -> Iterator[Parsed]:
     done = 0
     for fut in futures:
         for result in fut.result():
@@ -172,14 +101,3 @@ def _run_dask(sources: Sequence[Source], work: Work, scheduler: str | None, prog
         groups = batches(sources, threads * 4)
         futures = client.map(process_batch, groups, work=shared, pure=False)
         yield from _collect(futures, len(sources), progress)
-
-
-def captures_of(text: str | None) -> dict[str, str]:
-    """The captures column's JSON text → dict."""
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

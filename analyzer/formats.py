@@ -636,12 +636,44 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         wanted = ~blank
     else:
         wanted, pinned, weights = _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
+    out, in_group = _events(lines, inner, extra, wrapper, wanted, pinned, weights, keep)
+    rejected: dict[str, int] = {}
+    if (blank & ~in_group).any():
+        rejected["blank line"] = int((blank & ~in_group).sum())
+    formats = pc.value_counts(out["format"]).to_pylist() if out.num_rows else []
+    return ParsedLines(
+        table=out,
+        lines_read=n,
+        rejected=rejected,
+        problems=problems,
+        formats={f["values"]: f["counts"] for f in formats},
+        wrapper=wrapper.name if wrapper else None,
+        condensed=keep is not None,
+    )
+
+
+def _events(
+    lines: Lines,
+    inner: pa.Array | None,
+    extra: dict[str, pa.Array],
+    wrapper: Wrapper | None,
+    wanted: np.ndarray,
+    pinned: np.ndarray | None,
+    weights: np.ndarray | None,
+    keep: Keep | None,
+    ends: np.ndarray | None = None,
+) -> tuple[pa.Table, np.ndarray]:
+    """The events of the ``wanted`` rows (see :func:`parse_lines`), and which rows lie inside
+    a multi-line event. ``ends``: per row, the row where its file ends (several files parsed as
+    one, :func:`parse_many`); a traceback or a continuation never runs past it."""
+    n = len(lines)
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
 
     def window(start: int, count: int) -> list[str]:
-        return [s or "" for s in text(np.arange(start, min(start + count, n))).to_pylist()]
+        stop = min(start + count, n if ends is None or start >= n else int(ends[start]))
+        return [s or "" for s in text(np.arange(start, stop)).to_pylist()]
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
     first_rows = np.flatnonzero(wanted)
@@ -664,10 +696,6 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         next_free = last + 1
     rows = first_rows[~in_group[first_rows]]
     sub_text = first_text.filter(pa.array(~in_group[first_rows])) if in_group.any() else first_text
-    rejected: dict[str, int] = {}
-    if (blank & ~in_group).any():
-        rejected["blank line"] = int((blank & ~in_group).sum())
-
     table = _extract_formats(sub_text)
     line_no = rows + 1
     line_end = line_no.copy()
@@ -760,17 +788,91 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         "rank": extra["rank"].take(rows_arr) if "rank" in extra else nulls,
         "repeats": pa.array(repeats),
     }
-    out = pa.table(columns)
-    formats = pc.value_counts(out["format"]).to_pylist() if out.num_rows else []
-    return ParsedLines(
-        table=out,
-        lines_read=n,
-        rejected=rejected,
-        problems=problems,
-        formats={f["values"]: f["counts"] for f in formats},
-        wrapper=wrapper.name if wrapper else None,
-        condensed=keep is not None,
+    return pa.table(columns), in_group
+
+
+#: Files up to this size are parsed together by :func:`parse_many` (one pass for many).
+SMALL_FILE = 64 * 1024
+
+
+def parse_many(datas: list[bytes], keep: Keep | None = None) -> list[ParsedLines]:
+    """:func:`parse_lines` of each of ``datas``, the small unwrapped ones in one pass.
+
+    Thousands of files of a few lines each (a log per process, per rank, per pod) cost one
+    parse, not thousands: their lines are joined, parsed as one file whose multi-line events
+    stop at each file's end, and the events are cut back into one table per file. A file
+    that is large, wrapped, or longer than a condensed parse keeps whole goes alone.
+    """
+    out: list[ParsedLines | None] = [None] * len(datas)
+    small: list[int] = []
+    texts: list[bytes] = []
+    problems: list[list[str]] = []
+    for i, data in enumerate(datas):
+        if len(data) > SMALL_FILE:
+            continue
+        text, found = decode(data)
+        if b"\r" in text:
+            text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if text and not text.endswith(b"\n"):
+            found.append("the last line has no line end (the file was cut off mid-line?)")
+            text += b"\n"
+        count = text.count(b"\n")
+        if count == 0 or (keep is not None and count > keep.head + keep.tail):
+            continue
+        small.append(i)
+        texts.append(text)
+        problems.append(found)
+    if len(small) > 1:
+        _parse_together(small, texts, problems, keep, out)
+    return [r if r is not None else parse_lines(d, keep) for r, d in zip(out, datas, strict=True)]
+
+
+def _parse_together(
+    index: list[int],
+    texts: list[bytes],
+    problems: list[list[str]],
+    keep: Keep | None,
+    out: list[ParsedLines | None],
+) -> None:
+    """Parse ``texts`` (decoded, each ending in a line end) as one; fill ``out[index[k]]``."""
+    lines, _ = split_lines(b"".join(texts))
+    counts = np.array([t.count(b"\n") for t in texts], dtype=np.int64)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    file_of = np.repeat(np.arange(len(texts)), counts)
+    blank = _bool(pc.ascii_is_space(lines.view))
+    # a file that most of whose lines carry a wrapper is parsed alone (rare among tiny files)
+    wrapped = np.zeros(len(texts), dtype=bool)
+    for wrapper in WRAPPERS:
+        hits = _bool(pc.match_substring_regex(lines.view, wrapper.pattern)) & ~blank
+        wrapped |= np.bincount(file_of[hits], minlength=len(texts)) * 2 >= np.maximum(
+            np.bincount(file_of[~blank], minlength=len(texts)), 1
+        )
+    wrapped |= np.bincount(file_of[~blank], minlength=len(texts)) == 0
+    ends = (starts + counts)[file_of]
+    table, in_group = _events(
+        lines, None, {}, None, ~blank & ~wrapped[file_of], None, None, keep, ends
     )
+    first = table["line_no"].to_numpy() - 1
+    owner = file_of[first]
+    offset = pa.array(starts[owner])
+    table = table.set_column(0, "line_no", pc.subtract(table["line_no"], offset))
+    table = table.set_column(1, "line_end", pc.subtract(table["line_end"], offset))
+    bounds = np.searchsorted(owner, np.arange(len(texts) + 1))
+    blanks = np.bincount(file_of[blank & ~in_group], minlength=len(texts))
+    for k, i in enumerate(index):
+        if wrapped[k]:
+            continue
+        part = table.slice(bounds[k], bounds[k + 1] - bounds[k])
+        formats = pc.value_counts(part["format"]).to_pylist() if part.num_rows else []
+        out[i] = ParsedLines(
+            table=part,
+            lines_read=int(counts[k]),
+            rejected={"blank line": int(blanks[k])} if blanks[k] else {},
+            problems=problems[k],
+            formats={f["values"]: f["counts"] for f in formats},
+            wrapper=None,
+            condensed=keep is not None,
+        )
 
 
 def _map_values(values: pa.Array, mapping: dict[str, str]) -> pa.Array:

@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzer.engine import FINDING_COLUMNS, Work, run_all
-from analyzer.formats import Keep, ParsedLines, parse_lines
+from analyzer.engine import run_all
+from analyzer.formats import Keep
 from analyzer.identity import (
     ContentFacts,
     NameHint,
@@ -30,13 +30,11 @@ from analyzer.identity import (
     hint_from_name,
     task_for_address,
 )
+from analyzer.parse import FINDING_COLUMNS, Parsed, Work, exc_text
 from analyzer.sources import (
     DEFAULT_MAX_BYTES,
     Problem,
-    Source,
     discover,
-    read_source,
-    sniff_binary,
 )
 from analyzer.timeline import SCHEMA, empty_table, resolve_times, sort_timeline
 
@@ -144,44 +142,10 @@ class Ingest:
 
 
 @dataclass
-class _Parsed:
-    """One source after parsing, before the node is decided (what a worker process returns)."""
-
-    source: Source
-    parsed: ParsedLines | None
-    problems: list[str]
-    skipped: str | None = None
-    error: str | None = None
-
-
-def _read_and_parse(src: Source, max_bytes: int, keep: Keep | None = None) -> _Parsed:
-    try:
-        result = read_source(src, max_bytes=max_bytes)
-    except (OSError, EOFError, ValueError) as exc:  # permission denied, vanished, bad member
-        return _Parsed(src, None, [], error=f"cannot read: {getattr(exc, 'strerror', None) or exc}")
-    if not result.data:
-        return _Parsed(src, None, result.problems, error="empty file (no lines)")
-    why_binary = sniff_binary(result.data[:8192])
-    if why_binary:
-        return _Parsed(src, None, result.problems, skipped=f"not a log: {why_binary}")
-    try:
-        parsed = parse_lines(result.data, keep)
-    except MemoryError:
-        return _Parsed(
-            src, None, result.problems, error="out of memory while parsing; not analyzed"
-        )
-    except Exception as exc:  # a parser bug must not stop the run: name the file and the error
-        return _Parsed(
-            src, None, result.problems, error=f"the parser failed ({_exc_text(exc)}); not analyzed"
-        )
-    return _Parsed(src, parsed, result.problems + parsed.problems)
-
-
-@dataclass
 class _Stream:
     """The events of one node from one source (a multi-rank file gives several streams)."""
 
-    parsed: _Parsed
+    parsed: Parsed
     table: pa.Table
     hint: NameHint
     facts: ContentFacts
@@ -190,7 +154,7 @@ class _Stream:
     identity: str = "name"
 
 
-def _split_by_rank(p: _Parsed) -> list[tuple[pa.Table, str | None]]:
+def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
     table = p.parsed.table  # type: ignore[union-attr]
     ranks = pc.unique(table["rank"]).drop_null().to_pylist()
     if not ranks:
@@ -364,7 +328,7 @@ def ingest(
             problems.append(
                 Problem(
                     src.name,
-                    f"could not resolve timestamps ({_exc_text(exc)}); lines kept without time",
+                    f"could not resolve timestamps ({exc_text(exc)}); lines kept without time",
                 )
             )
             n = s.table.num_rows
@@ -480,10 +444,6 @@ def _host_of(info: NodeInfo) -> str | None:
     return address.rpartition(":")[0] or None if address else None
 
 
-def _exc_text(exc: BaseException) -> str:
-    return f"{exc.__class__.__name__}: {str(exc)[:200]}"
-
-
 def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFacts:
     """What a log's contents tell about its node; a bad hint is reported, never fatal."""
     try:
@@ -492,7 +452,7 @@ def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFac
         problems.append(
             Problem(
                 name,
-                f"could not read the node from the contents ({_exc_text(exc)}); using the name",
+                f"could not read the node from the contents ({exc_text(exc)}); using the name",
             )
         )
         return ContentFacts()

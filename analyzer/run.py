@@ -78,7 +78,7 @@ class Run:
         findings of its kind the row stands for: more than 1 where a condensed ingest left out
         events repeating its template).
         """
-        from analyzer.engine import captures_of
+        from analyzer.parse import captures_of
 
         timeline = self.timeline
         matched = timeline["pattern_id"].notna().to_numpy()
