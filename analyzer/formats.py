@@ -600,7 +600,7 @@ def _attach_continuations(
     values: list[str | None] = []
     for row in rows[at].tolist():
         following = []
-        for line in window(row + 1, _MAX_CONTINUATION):
+        for line in window(row + 1, _MAX_CONTINUATION, row):
             if not line.strip() or _ANY_START.match(line):
                 break
             following.append(line)
@@ -671,8 +671,10 @@ def _events(
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
 
-    def window(start: int, count: int) -> list[str]:
-        stop = min(start + count, n if ends is None or start >= n else int(ends[start]))
+    def window(start: int, count: int, of: int | None = None) -> list[str]:
+        """Lines from ``start`` on, within the file of row ``of`` (default ``start``)."""
+        anchor = start if of is None else of
+        stop = min(start + count, n if ends is None else int(ends[anchor]))
         return [s or "" for s in text(np.arange(start, stop)).to_pylist()]
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
@@ -840,14 +842,15 @@ def _parse_together(
     starts = np.r_[0, np.cumsum(counts)[:-1]]
     file_of = np.repeat(np.arange(len(texts)), counts)
     blank = _bool(pc.ascii_is_space(lines.view))
-    # a file that most of whose lines carry a wrapper is parsed alone (rare among tiny files)
-    wrapped = np.zeros(len(texts), dtype=bool)
+    # a file most of whose lines carry a wrapper is parsed alone (as _detect_wrapper decides)
+    text = lines.text()
+    head = (np.arange(len(file_of)) - starts[file_of]) < 400
+    filled = _bool(pc.greater(pc.utf8_length(text), 0)) & head
+    need = np.maximum(1, np.bincount(file_of[filled], minlength=len(texts)) // 2)
+    wrapped = np.bincount(file_of[filled], minlength=len(texts)) == 0
     for wrapper in WRAPPERS:
-        hits = _bool(pc.match_substring_regex(lines.view, wrapper.pattern)) & ~blank
-        wrapped |= np.bincount(file_of[hits], minlength=len(texts)) * 2 >= np.maximum(
-            np.bincount(file_of[~blank], minlength=len(texts)), 1
-        )
-    wrapped |= np.bincount(file_of[~blank], minlength=len(texts)) == 0
+        hits = _bool(pc.match_substring_regex(text, wrapper.pattern)) & filled
+        wrapped |= np.bincount(file_of[hits], minlength=len(texts)) >= need
     ends = (starts + counts)[file_of]
     table, in_group = _events(
         lines, None, {}, None, ~blank & ~wrapped[file_of], None, None, keep, ends
