@@ -519,11 +519,13 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray, pinned: np.nd
         wanted[first[0]] = pinned[first[0]] = True
 
 
-#: What a message template masks: numbers, hex words. Kept as they are (group 1): task names,
-#: addresses and ``name:number`` tokens (``worker:3``, ``host:2222``, ``master.cc:221``).
+#: What a message template masks: numbers (addresses and ports too: a job that restarts
+#: serves on new ports), hex words. Kept as they are (group 1): the tasks a line names
+#: (``/job:worker/replica:0/task:3``, ``task:3``, ``worker:3``).
 _TEMPLATE_MASK = (
-    r"((?:/job:[\w-]+)?/replica:\d+/task:\d+|\btask:\d+|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?"
-    r"|\b[A-Za-z_][\w.-]*:\d+)|0x[0-9a-fA-F]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+"
+    r"((?:/job:[\w-]+)?/replica:\d+/task:\d+|\btask:\d+"
+    r"|\b(?:chief|worker|ps|master|evaluator|coordinator):\d+\b)"
+    r"|0x[0-9a-fA-F]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+"
 )
 
 

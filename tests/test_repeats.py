@@ -37,13 +37,16 @@ def test_templates_keep_tasks_and_addresses_but_not_counts():
     texts = pa.array(
         [
             "step 12 took 0.53 s on /job:worker/replica:0/task:3 at 10.0.0.5:2222",
-            "step 13 took 0.61 s on /job:worker/replica:0/task:3 at 10.0.0.5:2222",
+            "step 13 took 0.61 s on /job:worker/replica:0/task:3 at 10.0.0.7:41234",
             "step 13 took 0.61 s on /job:worker/replica:0/task:4 at 10.0.0.6:2222",
+            "worker:1 is unhealthy, ps:0 0x7f3a9c00 deadbeef00",
+            "worker:2 is unhealthy, ps:0 0x7f3a9c99 deadbeef99",
         ]
     )
     out = templates(texts).to_pylist()
-    assert out[0] == out[1]
+    assert out[0] == out[1]  # numbers, addresses and ports masked
     assert out[1] != out[2]  # another task named is another kind of event
+    assert out[3] != out[4] and out[3].replace("worker:1", "worker:2") == out[4]
 
 
 def test_collapse_keeps_first_and_last_and_counts_the_rest():
