@@ -306,39 +306,55 @@ def _extract_formats(inner: pa.Array) -> pa.Table:
     return table
 
 
-def _group_spans(window, n: int, starts: np.ndarray, kind: str) -> list[tuple[int, int, list[str]]]:
-    """(first, last, lines) of each traceback or C++ stack trace starting at ``starts``.
+def _group_spans(
+    text, n: int, starts: np.ndarray, kind: str, limit: np.ndarray | None = None
+) -> np.ndarray:
+    """The last row of each traceback or C++ stack trace starting at ``starts`` (sorted).
 
-    ``window(start, count)`` gives the text of lines; only a window after each start is looked
-    at, so this stays cheap however long the file is.
+    A traceback runs over indented lines, blank lines and the lines that chain exceptions, to
+    the line that names the exception; a stack trace to its ``*** End stack trace ***``; either
+    at most :data:`_MAX_GROUP_LINES` lines and never past ``limit`` (per row: where its file
+    ends). Only the lines after each start are tested, all at once (``text(rows)`` gives them).
     """
-    groups: list[tuple[int, int, list[str]]] = []
-    next_free = 0
-    for start in starts.tolist():
-        if start < next_free:
-            continue
-        lines = window(start, _MAX_GROUP_LINES)
-        end = len(lines) - 1
-        for j in range(1, len(lines)):
-            line = lines[j]
-            if kind == "python_traceback":
-                if (
-                    line.startswith((" ", "\t"))
-                    or line in _TRACEBACK_JOINERS
-                    or line in ("", _TRACEBACK_START)
-                ):
-                    continue
-                end = j  # the exception line closes the traceback
-                break
-            if "*** End stack trace ***" in line:
-                end = j
-                break
-        # trailing blank lines belong to what follows, not to the traceback
-        while end > 0 and not lines[end].strip():
-            end -= 1
-        groups.append((start, min(start + end, n - 1), lines[: end + 1]))
-        next_free = start + end + 1
-    return groups
+    if not len(starts):
+        return starts
+    stop = np.minimum(starts + _MAX_GROUP_LINES, n if limit is None else limit[starts])
+    stop = np.maximum(stop, starts + 1)
+    # the rows of every window (start, stop) in one array
+    mark = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(mark, starts + 1, 1)
+    np.add.at(mark, stop, -1)
+    rows = np.flatnonzero(np.cumsum(mark)[:n] > 0)
+    lines = text(rows)
+    blank = _bool(pc.equal(pc.utf8_trim_whitespace(lines), ""))
+    if kind == "python_traceback":
+        goes_on = pc.or_(
+            pc.or_(pc.starts_with(lines, " "), pc.starts_with(lines, "\t")),
+            pc.is_in(lines, pa.array(["", _TRACEBACK_START, *_TRACEBACK_JOINERS], lines.type)),
+        )
+        closing = rows[~_bool(goes_on)]
+    else:
+        closing = rows[_bool(pc.match_substring(lines, "*** End stack trace ***"))]
+    at = np.searchsorted(closing, starts + 1)
+    found = closing[np.minimum(at, max(len(closing) - 1, 0))] if len(closing) else starts
+    closed = (at < len(closing)) & (found < stop)
+    last = np.where(closed, found, stop - 1)
+    # an open group's trailing blank lines belong to what follows, not to it
+    filled = np.full(n, -1, dtype=np.int64)
+    filled[rows[~blank]] = rows[~blank]
+    filled[starts] = starts
+    last_filled = np.maximum.accumulate(filled)
+    return np.where(closed, last, np.maximum(last_filled[last], starts))
+
+
+def _joined(text, firsts: np.ndarray, lasts: np.ndarray) -> pa.Array:
+    """The lines ``firsts[i]..lasts[i]`` of each group, joined by newlines (one text each)."""
+    sizes = lasts - firsts + 1
+    offsets = np.r_[0, np.cumsum(sizes)]
+    rows = np.repeat(firsts - offsets[:-1], sizes) + np.arange(offsets[-1])
+    values = pc.fill_null(text(rows), "")
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets, pa.int64()), values)
+    return pc.binary_join(lists, pa.scalar("\n", values.type))
 
 
 @dataclass(frozen=True)
@@ -684,20 +700,26 @@ def _events(
     first_text = text(first_rows)
     tb_starts = first_rows[_bool(pc.equal(first_text, _TRACEBACK_START))]
     st_starts = first_rows[_bool(pc.match_substring(first_text, "*** Begin stack trace ***"))]
-    in_group = np.zeros(n, dtype=bool)
-    groups: dict[int, tuple[int, str, list[str]]] = {}
-    spans = [
-        (first, last, kind, body)
-        for kind, kind_starts in (("python_traceback", tb_starts), ("cpp_stacktrace", st_starts))
-        for first, last, body in _group_spans(window, n, kind_starts, kind)
-    ]
+    kinds = np.r_[np.zeros(len(tb_starts), np.int8), np.ones(len(st_starts), np.int8)]
+    firsts = np.r_[tb_starts, st_starts].astype(np.int64)
+    lasts = np.r_[
+        _group_spans(text, n, tb_starts, "python_traceback", ends),
+        _group_spans(text, n, st_starts, "cpp_stacktrace", ends),
+    ].astype(np.int64)
+    order = np.argsort(firsts, kind="stable")
+    firsts, lasts, kinds = firsts[order], lasts[order], kinds[order]
+    keep_group = np.ones(len(firsts), dtype=bool)
     next_free = 0
-    for first, last, kind, body in sorted(spans, key=lambda span: span[0]):
+    for i, (first, last) in enumerate(zip(firsts.tolist(), lasts.tolist(), strict=True)):
         if first < next_free:
-            continue  # starts inside an earlier group
-        in_group[first + 1 : last + 1] = True
-        groups[first] = (last, kind, body)
-        next_free = last + 1
+            keep_group[i] = False  # starts inside an earlier group
+        else:
+            next_free = last + 1
+    firsts, lasts, kinds = firsts[keep_group], lasts[keep_group], kinds[keep_group]
+    marks = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(marks, firsts + 1, 1)
+    np.add.at(marks, lasts + 1, -1)
+    in_group = np.cumsum(marks)[:n] > 0
     rows = first_rows[~in_group[first_rows]]
     sub_text = first_text.filter(pa.array(~in_group[first_rows])) if in_group.any() else first_text
     table = _extract_formats(sub_text)
@@ -707,33 +729,24 @@ def _events(
     detail = pa.nulls(len(rows), pa.large_string())
     fmt = table["format"].combine_chunks()
     raw = lines.text(rows)
-    if groups:
-        at = np.searchsorted(rows, np.array(sorted(groups)))
+    if len(firsts):
+        at = np.searchsorted(rows, firsts)
         mask = np.zeros(len(rows), dtype=bool)
         mask[at] = True
-        ordered = [groups[k] for k in sorted(groups)]
-        line_end[at] = [last + 1 for last, _, _ in ordered]
+        line_end[at] = lasts + 1
         mask_arr = pa.array(mask)
 
-        def put(array: pa.Array, values: list) -> pa.Array:
-            return pc.replace_with_mask(array, mask_arr, pa.array(values, pa.large_string()))
+        def put(array: pa.Array, values: pa.Array) -> pa.Array:
+            return pc.replace_with_mask(array, mask_arr, values.cast(pa.large_string()))
 
-        fmt = put(fmt, [kind for _, kind, _ in ordered])
-        message = put(
-            message,
-            [
-                body[-1] if kind == "python_traceback" and len(body) > 1 else body[0]
-                for _, kind, body in ordered
-            ],
-        )
-        detail = put(detail, ["\n".join(body) for _, _, body in ordered])
-        raw = put(
-            raw,
-            [
-                "\n".join(s or "" for s in lines.text(np.arange(k, last + 1)).to_pylist())
-                for k, (last, _, _) in zip(sorted(groups), ordered, strict=True)
-            ],
-        )
+        names = np.array(["python_traceback", "cpp_stacktrace"], dtype=object)
+        fmt = put(fmt, pa.array(names[kinds].tolist(), pa.large_string()))
+        # a traceback is told by its last line (the exception), a stack trace by its first
+        told = np.where((kinds == 0) & (lasts > firsts), lasts, firsts)
+        message = put(message, pc.fill_null(text(told), ""))
+        body = _joined(text, firsts, lasts)
+        detail = put(detail, body)
+        raw = put(raw, body if inner is None else _joined(lines.text, firsts, lasts))
 
     levels = table["level"].combine_chunks()
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
