@@ -536,20 +536,32 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray, pinned: np.nd
 
 
 #: What a message template masks: numbers (addresses and ports too: a job that restarts
-#: serves on new ports), hex words. Kept as they are (group 1): the tasks a line names
+#: serves on new ports) and ``0x`` hex. Kept as they are (group 1): the tasks a line names
 #: (``/job:worker/replica:0/task:3``, ``task:3``, ``worker:3``).
 _TEMPLATE_MASK = (
     r"((?:/job:[\w-]+)?/replica:\d+/task:\d+|\btask:\d+"
     r"|\b(?:chief|worker|ps|master|evaluator|coordinator):\d+\b)"
-    r"|0x[0-9a-fA-F]+|\b[0-9a-f]*\d[0-9a-f]*\b|\d+"
+    r"|0x[0-9a-fA-F]+|\d+"
 )
+_NUMBERS = r"0x[0-9a-fA-F]+|\d+"
+_NAMES_TASK = r"task:#|\b(?:chief|worker|ps|master|evaluator|coordinator):#"
 
 
 def templates(message: pa.Array) -> pa.Array:
-    """``message`` with its numbers masked (see :data:`_TEMPLATE_MASK`): one text per kind."""
-    return pc.replace_substring_regex(
-        pc.fill_null(message, ""), pattern=_TEMPLATE_MASK, replacement=r"\1#"
+    """``message`` with its numbers masked (see :data:`_TEMPLATE_MASK`): one text per kind.
+
+    All numbers are masked first (one cheap pass); only the lines that then show a task name
+    are masked again keeping it (the slower expression runs on those few)."""
+    text = pc.fill_null(message, "")
+    coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
+    names = pc.fill_null(pc.match_substring_regex(coarse, _NAMES_TASK), False)
+    if not pc.any(names).as_py():
+        return coarse
+    rows = pc.indices_nonzero(names)
+    precise = pc.replace_substring_regex(
+        text.take(rows), pattern=_TEMPLATE_MASK, replacement=r"\1#"
     )
+    return pc.replace_with_mask(coarse, names, precise)
 
 
 def _collapse(
