@@ -548,7 +548,9 @@ _NAMES_TASK = r"task:#|\b(?:chief|worker|ps|master|evaluator|coordinator):#"
 
 
 def templates(message: pa.Array) -> pa.Array:
-    """``message`` with its numbers masked (see :data:`_TEMPLATE_MASK`): one text per kind.
+    """``message`` with its numbers masked (see :data:`_TEMPLATE_MASK`): one text per kind, the
+    key under which a condensed parse aggregates repeated events. (:func:`analyzer.compare.
+    templates` is the template shown to people: it masks paths and task names too.)
 
     All numbers are masked first (one cheap pass); only the lines that then show a task name
     are masked again keeping it (the slower expression runs on those few)."""
