@@ -155,7 +155,8 @@ def decode(data: bytes) -> tuple[bytes, list[str]]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        data.decode("utf-8")
+        if not data.isascii():  # (ASCII is UTF-8: no decoded copy needed to tell)
+            data.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8", "backslashreplace")
         problems.append(
@@ -207,7 +208,12 @@ def split_lines(data: bytes) -> tuple[Lines, list[str]]:
     if data and not data.endswith(b"\n"):
         problems.append("the last line has no line end (the file was cut off mid-line?)")
         data += b"\n"
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    step = 1 << 23  # in 8 MB pieces: no byte-sized mask of the whole file
+    ends = np.concatenate(
+        [np.flatnonzero(raw[i : i + step] == 10) + i for i in range(0, len(raw), step)]
+        or [np.zeros(0, dtype=np.int64)]
+    )
     offsets = np.empty(len(ends) + 1, dtype=np.int64)
     offsets[0] = 0
     offsets[1:] = ends + 1

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from analyzer.formats import Keep, ParsedLines, parse_lines, parse_many
+from analyzer.formats import SMALL_FILE, Keep, ParsedLines, parse_lines, parse_many
 from analyzer.sources import Source, read_source, sniff_binary
 
 if TYPE_CHECKING:
@@ -97,21 +97,29 @@ def read_and_parse(
             results[i] = Parsed(src, None, result.problems, skipped=f"not a log: {why_binary}")
             continue
         results[i] = Parsed(src, None, result.problems)
+        if len(result.data) > SMALL_FILE:  # parsed now: a batch never holds two large files
+            _attach(results[i], _parse_one(result.data, keep))
+            del result
+            pa.default_memory_pool().release_unused()  # what the parse freed, back to the system
+            continue
         datas.append(result.data)
         todo.append(i)
     try:
-        parsed = parse_many(datas, keep)
+        parsed: list[ParsedLines | str] = list(parse_many(datas, keep))
     except Exception:  # one bad file must not take its batch with it: parse each alone
         parsed = [_parse_one(data, keep) for data in datas]
     for i, p in zip(todo, parsed, strict=True):
-        r = results[i]
-        assert r is not None
-        if isinstance(p, str):
-            r.error = p
-        else:
-            r.parsed = p
-            r.problems = r.problems + p.problems
+        _attach(results[i], p)
     return results  # type: ignore[return-value]
+
+
+def _attach(result: Parsed | None, parsed: ParsedLines | str) -> None:
+    assert result is not None
+    if isinstance(parsed, str):
+        result.error = parsed
+    else:
+        result.parsed = parsed
+        result.problems = result.problems + parsed.problems
 
 
 def _parse_one(data: bytes, keep: Keep | None) -> ParsedLines | str:
