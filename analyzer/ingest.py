@@ -36,7 +36,13 @@ from analyzer.sources import (
     Problem,
     discover,
 )
-from analyzer.timeline import SCHEMA, empty_table, resolve_times, sort_timeline
+from analyzer.timeline import (
+    SCHEMA,
+    empty_table,
+    resolve_times,
+    resolve_times_of,
+    sort_timeline,
+)
 
 
 @dataclass
@@ -299,9 +305,9 @@ def ingest(
     _decide_nodes(streams, problems)
 
     nodes: dict[str, NodeInfo] = {}
-    tables: list[pa.Table] = []
-    carry: dict[str, pa.Scalar] = {}  #: node → the last time of its previous piece
-    for s in sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name)):
+    ordered = sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name))
+    infos: list[NodeInfo] = []
+    for s in ordered:
         src = s.parsed.source
         job, _, index = s.node.partition(":")  # type: ignore[union-attr]
         info = nodes.get(s.node)  # type: ignore[arg-type]
@@ -313,6 +319,7 @@ def ingest(
                 task_index,
                 identity=s.identity,
             )
+        infos.append(info)
         if src.name not in info.files:
             info.files.append(src.name)
         info.tf_config = info.tf_config or s.facts.tf_config
@@ -320,40 +327,28 @@ def ingest(
         info.address = info.address or s.facts.address
         if s.identity == "content":
             info.identity = "content"
-        zone = (node_tz or {}).get(s.node) or tz  # type: ignore[arg-type]
-        year_hint = year or _year_of(src.mtime)
-        try:
-            ts, origin, notes = resolve_times(s.table, year_hint=year_hint, tz=zone)
-        except Exception as exc:  # keep the lines, without times, and say so
-            problems.append(
-                Problem(
-                    src.name,
-                    f"could not resolve timestamps ({exc_text(exc)}); lines kept without time",
-                )
-            )
-            n = s.table.num_rows
-            ts = pa.nulls(n, pa.timestamp("ns", tz="UTC"))
-            origin, notes = pa.array(["none"] * n, pa.large_string()), {}
-        if ts.null_count and carry.get(s.node) is not None:
+    times = _times(ordered, tz, node_tz or {}, year, problems)
+    carry: dict[str, int] = {}  #: node → the last time of its previous piece (ns)
+    for k, (s, info) in enumerate(zip(ordered, infos, strict=True)):
+        src = s.parsed.source
+        ts, origin, notes, last = times[k]
+        if ts.null_count and carry.get(s.node) is not None:  # type: ignore[arg-type]
             # lines before a piece's first timed line follow the node's previous piece (an
             # older rotation, read first): a rotated log of untimed lines keeps its order
             origin = pc.if_else(pc.is_null(ts), "inherited", origin)
-            ts = pc.fill_null(ts, carry[s.node])
-        if ts.null_count < len(ts):
-            carry[s.node] = pc.max(ts)
-        problems.extend(
-            Problem(src.name, msg) for msg in time_anomalies(ts, origin, s.table["line_no"])
-        )
+            ts = pc.fill_null(ts, pa.scalar(carry[s.node], pa.timestamp("ns", tz="UTC")))  # type: ignore[index]
+            times[k] = (ts, origin, notes, last)
+        if last is not None:
+            carry[s.node] = last  # type: ignore[index]
         if year and "year" in notes:
             notes["year"] = notes["year"].replace("the file's date or --year", "--year")
-        tables.append(_timeline_rows(s, info, ts, origin))
         report = files.get(src.name)
         if report is None:
             report = files[src.name] = FileReport(
                 src.name,
-                s.node,
+                s.node,  # type: ignore[arg-type]
                 lines_read=s.parsed.parsed.lines_read,  # type: ignore[union-attr]
-                rejected=dict(s.parsed.parsed.rejected),
+                rejected=dict(s.parsed.parsed.rejected),  # type: ignore[union-attr]
                 wrapper=s.parsed.parsed.wrapper,  # type: ignore[union-attr]
             )
         parsed_lines = s.parsed.parsed  # type: ignore[union-attr]
@@ -366,9 +361,15 @@ def ingest(
         report.lines_in_timeline = parsed_lines.lines_in_timeline
         info.lines += lines
         report.events += s.table.num_rows
-        for f in pc.value_counts(s.table["format"]).to_pylist():
-            report.formats[f["values"]] = report.formats.get(f["values"], 0) + f["counts"]
+        if s.whole_file:
+            for name, n in parsed_lines.formats.items():
+                report.formats[name] = report.formats.get(name, 0) + n
+        else:
+            for f in pc.value_counts(s.table["format"]).to_pylist():
+                report.formats[f["values"]] = report.formats.get(f["values"], 0) + f["counts"]
         report.notes.update(notes)
+    problems.extend(_anomalies(ordered, times))
+    tables = [_timeline_rows(ordered, infos, times)] if ordered else []
 
     _add_missing_nodes(nodes)
     for info in nodes.values():
@@ -377,9 +378,16 @@ def ingest(
     return Ingest(timeline, list(files.values()), nodes, problems, skipped)
 
 
-def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -> pa.Table:
-    t = s.table
+def _timeline_rows(streams: list[_Stream], infos: list[NodeInfo], times: list) -> pa.Table:
+    """The timeline rows of all streams, in their order (one table, built column-wise)."""
+    t = pa.concat_tables([s.table for s in streams], promote_options="default")
     n = t.num_rows
+    counts = np.array([s.table.num_rows for s in streams], dtype=np.int64)
+    owner = pa.array(np.repeat(np.arange(len(streams)), counts))
+
+    def per_stream(values: list, type_: pa.DataType) -> pa.Array:
+        return pa.array(values, type_).take(owner)
+
     level = t["level"]
     # an uncaught Python exception and a stack trace are errors even without a level
     level = pc.if_else(
@@ -393,13 +401,13 @@ def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -
         level,
     )
     columns = {
-        "ts": ts,
-        "ts_origin": origin,
-        "node": pa.repeat(pa.scalar(info.node, pa.large_string()), n),
-        "job": pa.repeat(pa.scalar(info.job, pa.large_string()), n),
-        "task_index": pa.repeat(pa.scalar(info.task_index, pa.int32()), n),
+        "ts": pa.chunked_array([x[0] for x in times], pa.timestamp("ns", tz="UTC")),
+        "ts_origin": pa.chunked_array([x[1] for x in times], pa.large_string()),
+        "node": per_stream([i.node for i in infos], pa.large_string()),
+        "job": per_stream([i.job for i in infos], pa.large_string()),
+        "task_index": per_stream([i.task_index for i in infos], pa.int32()),
         "host": pa.nulls(n, pa.large_string()),
-        "file": pa.repeat(pa.scalar(s.parsed.source.name, pa.large_string()), n),
+        "file": per_stream([s.parsed.source.name for s in streams], pa.large_string()),
         "line_no": t["line_no"],
         "line_end": t["line_end"],
         "level": level,
@@ -418,6 +426,99 @@ def _timeline_rows(s: _Stream, info: NodeInfo, ts: pa.Array, origin: pa.Array) -
         columns[name] = t[name] if name in t.column_names else pa.nulls(n, SCHEMA.field(name).type)
     columns["repeats"] = t["repeats"] if "repeats" in t.column_names else pa.repeat(1, n)
     return pa.table(columns).cast(SCHEMA)
+
+
+_TIME_PARTS = ("wts", "date", "time", "tz", "md")
+
+
+def _times(
+    streams: list[_Stream],
+    tz: str | None,
+    node_tz: dict[str, str],
+    year: int | None,
+    problems: list[Problem],
+) -> list[tuple[pa.Array, pa.Array, dict[str, str], int | None]]:
+    """Per stream: (ts, ts_origin, notes, its last time in ns) — one call for all the streams
+    of a zone (:func:`analyzer.timeline.resolve_times_of`), each stream its own file."""
+    out: list = [None] * len(streams)
+    by_zone: dict[str | None, list[int]] = defaultdict(list)
+    for k, s in enumerate(streams):
+        by_zone[node_tz.get(s.node) or tz].append(k)  # type: ignore[arg-type]
+    for zone, ks in by_zone.items():
+        parts = pa.concat_tables([streams[k].table.select(_TIME_PARTS) for k in ks])
+        counts = np.array([streams[k].table.num_rows for k in ks], dtype=np.int64)
+        hints = np.array([year or _year_of(streams[k].parsed.source.mtime) for k in ks])
+        try:
+            ts, origin, notes = resolve_times_of(
+                parts, np.repeat(np.arange(len(ks)), counts), hints, zone
+            )
+        except Exception:  # one stream at a time: the one that fails is named
+            for k in ks:
+                out[k] = _times_alone(streams[k], zone, year, problems)
+            continue
+        ns = pc.fill_null(ts.cast(pa.int64()), np.iinfo(np.int64).min).to_numpy()
+        bounds = np.r_[0, np.cumsum(counts)]
+        for j, k in enumerate(ks):
+            a, b = int(bounds[j]), int(bounds[j + 1])
+            top = int(ns[a:b].max()) if b > a else None
+            last = top if top is not None and top != np.iinfo(np.int64).min else None
+            out[k] = (ts.slice(a, b - a), origin.slice(a, b - a), notes[j], last)
+    return out
+
+
+def _times_alone(s: _Stream, zone: str | None, year: int | None, problems: list[Problem]):
+    try:
+        ts, origin, notes = resolve_times(
+            s.table, year_hint=year or _year_of(s.parsed.source.mtime), tz=zone
+        )
+    except Exception as exc:  # keep the lines, without times, and say so
+        problems.append(
+            Problem(
+                s.parsed.source.name,
+                f"could not resolve timestamps ({exc_text(exc)}); lines kept without time",
+            )
+        )
+        n = s.table.num_rows
+        return (
+            pa.nulls(n, pa.timestamp("ns", tz="UTC")),
+            pa.array(["none"] * n, pa.large_string()),
+            {},
+            None,
+        )
+    last = pc.max(ts.cast(pa.int64())).as_py() if ts.null_count < len(ts) else None
+    return ts, origin, notes, last
+
+
+def _anomalies(streams: list[_Stream], times: list) -> list[Problem]:
+    """:func:`time_anomalies` of the streams whose own times could hold one (a span longer than
+    :data:`FAR_FROM_FILE` or a step back longer than :data:`BACKWARDS`), tested all at once."""
+    if not streams:
+        return []
+    ts = pa.chunked_array([x[0] for x in times], pa.timestamp("ns", tz="UTC")).combine_chunks()
+    origin = pa.chunked_array([x[1] for x in times], pa.large_string()).combine_chunks()
+    own = np.asarray(
+        pc.fill_null(pc.and_(pc.is_valid(ts), pc.is_in(origin, value_set=_OWN_TIME)), False),
+        dtype=bool,
+    )
+    counts = np.array([len(x[0]) for x in times], dtype=np.int64)
+    group = np.repeat(np.arange(len(streams)), counts)[own]
+    values = ts.cast(pa.int64()).to_numpy(zero_copy_only=False)[own]
+    flagged = set()
+    if len(values):
+        step = np.diff(values)
+        same = group[1:] == group[:-1]
+        flagged |= set(np.unique(group[1:][same & (step < -_ns(BACKWARDS))]).tolist())
+        starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
+        span = np.maximum.reduceat(values, starts) - np.minimum.reduceat(values, starts)
+        flagged |= set(group[starts][span > _ns(FAR_FROM_FILE)].tolist())
+    out = []
+    for k in sorted(flagged):
+        s = streams[k]
+        out += [
+            Problem(s.parsed.source.name, msg)
+            for msg in time_anomalies(times[k][0], times[k][1], s.table["line_no"])
+        ]
+    return out
 
 
 def _all_tasks(nodes: dict[str, NodeInfo]) -> set[str]:

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -141,8 +142,21 @@ def resolve_times(
     Lines with no time inherit the previous line's. Returns (ts, ts_origin, notes) where
     notes say which year and zone were assumed. All column-wise (pyarrow compute).
     """
+    groups = np.zeros(parts.num_rows, dtype=np.int64)
+    ts, origin, notes = resolve_times_of(parts, groups, np.array([year_hint]), tz)
+    return ts, origin, notes[0]
+
+
+def resolve_times_of(
+    parts: pa.Table, groups: np.ndarray, year_hints: np.ndarray, tz: str | None
+) -> tuple[pa.Array, pa.Array, list[dict[str, str]]]:
+    """:func:`resolve_times` for the rows of many files at once: ``groups`` numbers each row's
+    file (0, 1, …, in row order, each file's rows together), ``year_hints`` is per file. What
+    is per file (the year of year-less times, inheriting a time) stays within each file.
+    Returns the notes per file."""
     n = parts.num_rows
-    notes: dict[str, str] = {}
+    count = len(year_hints)
+    notes: list[dict[str, str]] = [{} for _ in range(count)]
     nulls = pa.nulls(n, _TS)
 
     def col(name: str) -> pa.Array:
@@ -166,19 +180,24 @@ def resolve_times(
 
     yearless_rows = pc.and_(pc.is_valid(md), pc.invert(is_epoch))
     yearless_local = pa.nulls(n, _NAIVE)
-    if pc.any(yearless_rows).as_py():
+    yearless = _bool(yearless_rows)
+    if yearless.any():
         known = pc.coalesce(from_wrapper, zoned, epoch, pc.cast(dated_local, _TS))
-        years = pc.year(known).drop_null()
-        years = years.filter(pc.and_(pc.greater(years, 1980), pc.less(years, 2200)))
-        if len(years):
-            counts = pc.value_counts(years).to_pylist()
-            year = int(max(counts, key=lambda c: c["counts"])["values"])
-            notes["year"] = f"{year}, from the file's own dated lines"
-        else:
-            year = year_hint
-            notes["year"] = f"{year}, from the file's date or --year"
+        known_years = pc.fill_null(pc.year(known), 0).to_numpy(zero_copy_only=False)
+        plausible = (known_years > 1980) & (known_years < 2200)
+        year_of = np.asarray(year_hints, dtype=np.int64).copy()
+        for g in np.unique(groups[yearless]).tolist():
+            years = known_years[(groups == g) & plausible]
+            if len(years):
+                values, counts = np.unique(years, return_counts=True)
+                best = counts.max()  # the most common; a tie: the first met in the file
+                year_of[g] = next(y for y in years.tolist() if counts[values == y][0] == best)
+                notes[g]["year"] = f"{year_of[g]}, from the file's own dated lines"
+            else:
+                notes[g]["year"] = f"{year_of[g]}, from the file's date or --year"
+        year_text = pa.array(year_of.astype(str)[groups], pa.string())
         text = _space(
-            str(year),
+            year_text,
             "-",
             pc.utf8_slice_codeunits(md, 0, 2),
             "-",
@@ -190,7 +209,8 @@ def resolve_times(
 
     local = pc.coalesce(dated_local, yearless_local)
     if local.null_count < n:
-        notes["tz"] = tz if tz else "UTC (assumed; lines carry no zone: use --tz)"
+        for g in np.unique(groups[_bool(pc.is_valid(local))]).tolist():
+            notes[g]["tz"] = tz if tz else "UTC (assumed; lines carry no zone: use --tz)"
         local_utc = pc.assume_timezone(
             local, tz or "UTC", ambiguous="earliest", nonexistent="earliest"
         ).cast(_TS)
@@ -211,14 +231,30 @@ def resolve_times(
         "epoch",
         "parsed",
         "year_inferred",
+    ).cast(_S)
+    if ts.null_count == 0:
+        return ts, origin, notes
+    # no time of its own: the previous line's (the next line's before a file's first time);
+    # a file with no time at all keeps none ("none")
+    timed = _bool(pc.is_valid(ts))
+    index = np.arange(n)
+    starts = np.r_[0, np.flatnonzero(np.diff(groups)) + 1] if n else np.zeros(0, np.int64)
+    first_row = np.repeat(starts, np.diff(np.r_[starts, n]))
+    last_row = np.repeat(np.r_[starts[1:], n] - 1, np.diff(np.r_[starts, n]))
+    before = np.maximum.accumulate(np.where(timed, index, -1))
+    after = np.minimum.accumulate(np.where(timed, index, n)[::-1])[::-1]
+    source = np.where(before >= first_row, before, np.where(after <= last_row, after, -1))
+    none = source < 0
+    filled = pc.take(ts, pa.array(np.where(none, 0, source)))
+    ts = pc.if_else(pa.array(none), pa.scalar(None, _TS), filled)
+    origin = pc.if_else(
+        pa.array(timed), origin, pc.if_else(pa.array(none), "none", pa.scalar("inherited", _S))
     )
-    missing = ts.null_count
-    if missing == n:
-        return ts, pa.array(["none"] * n, _S), notes
-    if missing:
-        origin = pc.fill_null(origin, "inherited")
-        ts = pc.fill_null_backward(pc.fill_null_forward(ts))
     return ts, origin.cast(_S), notes
+
+
+def _bool(array) -> np.ndarray:
+    return np.asarray(pc.fill_null(array, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def sort_timeline(table: pa.Table) -> pa.Table:
