@@ -105,3 +105,51 @@ def test_the_table_has_a_column_per_split_present():
     assert table[0] == "| family | tune | fresh | all |"
     assert "| oom | 0/1 (0%) | 1/1 (100%) | 1/2 (50%) |" in table
     assert "| **benign-clean** | – | 0/1 (0%) | 0/1 (0%) |" in table
+
+
+# --------------------------------------------------------------------------- general signals
+# Real lines (each from the thread named beside it), put together in one paste to check how the
+# general signals of patterns/fallback.yaml rank against the specific rules.
+_CUDA_OOM = "RuntimeError: CUDA error: out of memory"  # MIC-DKFZ/nnUNet#593
+_SHAPES = (  # bedapudi6788/deepcorrect#21
+    "ValueError: Dimension 0 in both shapes must be equal, but are 2 and 98. Shapes are "
+    "[2,256] and [98,256]. for 'Assign' (op: 'Assign') with input shapes: [2,256], [98,256]."
+)
+_TF_OOM = (  # santi-pdp/segan#42
+    "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with "
+    "shape[100,4096,32]"
+)
+_UNAVAILABLE = (
+    "tensorflow.python.framework.errors_impl.UnavailableError: OS Error"  # kubeflow/trainer#778
+)
+_NCCL_INFO = (  # NVIDIA/nccl#1504
+    "678c7278cb2d:26023:27095 [0] NCCL INFO [Service thread] Connection closed by localRank 0"
+)
+
+
+def _paste(tmp_path, *lines: str) -> dict:
+    from analyzer.evaluate.excerpts import judge
+
+    path = tmp_path / "paste.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return judge(path)
+
+
+def test_a_general_sign_alone_names_its_cause_and_quotes_the_line(tmp_path):
+    verdict = _paste(tmp_path, _CUDA_OOM)
+    assert verdict["category"] == "oom"
+    assert "CUDA error: out of memory" in verdict["summary"]
+
+
+def test_a_specific_rule_outranks_a_general_sign_logged_before_it(tmp_path):
+    assert _paste(tmp_path, _SHAPES)["category"] == "shape_mismatch"
+    assert _paste(tmp_path, _SHAPES, _TF_OOM)["category"] == "oom"
+
+
+def test_a_general_sign_of_a_cause_outranks_a_generic_symptom(tmp_path):
+    assert _paste(tmp_path, _UNAVAILABLE)["category"] == "connection_unavailable"
+    assert _paste(tmp_path, _UNAVAILABLE, _CUDA_OOM)["category"] == "oom"
+
+
+def test_a_broad_word_on_an_info_line_is_not_a_failure(tmp_path):
+    assert _paste(tmp_path, _NCCL_INFO)["category"] == "none"
