@@ -16,11 +16,14 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 
 #: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
 #: ``fresh`` was 25/48 recall untouched (tests/corpus/excerpts/measurements/fresh2-untouched.txt);
-#: the floor is the figure after its misses were looked at and fixed (45/48).
-MIN_EXCERPTS = 290
-MIN_BENIGN = 78
-MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "all": 0.98}
-MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "all": 1.00}
+#: the floor is the figure after its misses were looked at and fixed (45/48). ``fresh3`` was 30/38
+#: recall and 11/12 benign-clean untouched (measurements/fresh3-untouched.txt); its floor is the
+#: figure after general rules were added for its misses (36/38, 11/12). ``all`` is lower than
+#: before fresh3 because the corpus grew by its three misses, not because a verdict regressed.
+MIN_EXCERPTS = 340
+MIN_BENIGN = 90
+MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "fresh3": 0.94, "all": 0.97}
+MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "fresh3": 0.91, "all": 0.98}
 
 
 def _rows() -> list[dict[str, str]]:

@@ -12,12 +12,11 @@ from the lines alone, and says only what they support:
   specific cause, one that only says it still waits counts only when nothing else failed.
   Warnings count only when no error-level finding exists. The general signals of
   ``patterns/fallback.yaml`` (a status code or exception class with the words of its cause, an
-  exit code, a timeout: rule ids ``fallback.*``) count after the specific rules' findings of
-  the same kind, so a specific rule's verdict never changes because one of them also fired;
+  exit code, a timeout: rule ids ``fallback.*``) that name a specific cause count after the
+  specific rules' specific causes; their generic signs join the others in the order logged;
   their broad words (a lost connection, a timeout, an exit) do not count on a line logged at
-  INFO or DEBUG. A
-  log that ends with an exception no rule knows is a crash, and the summary quotes that
-  exception.
+  INFO or DEBUG. A log that ends with an exception no rule knows is a crash, and the summary
+  quotes that exception.
 - **The node** is the task the chosen line blames, if it names one (``/job:ps/replica:0/task:0``,
   ``10.0.0.5:2222``): it is reported as ``missing`` and the summary says that the cause is on
   that task, whose log is not here. Otherwise, if the lines show the node's own failure (out of
@@ -102,8 +101,7 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
     tiers = (
         (specific & ~general, f"first {level} with a specific cause"),
         (specific & general, f"first {level} with a general sign of a specific cause"),
-        (generic & ~general, f"first {level} (no specific cause among its lines)"),
-        (generic & general, f"first {level} (a general sign; no specific cause)"),
+        (generic, f"first {level} (no specific cause among its lines)"),
     )
     for mask, why in tiers:
         if mask.any():
