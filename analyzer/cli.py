@@ -434,7 +434,7 @@ def evaluate(
     ] = False,
     only: Annotated[
         str | None,
-        typer.Option("--only", help="Excerpts: only this split (tune or holdout)."),
+        typer.Option("--only", help="Excerpts: only this split (tune, holdout, fresh or fresh3)."),
     ] = None,
 ) -> int:
     """Diagnose labelled incidents (runs with truth.json, or excerpts with labels.csv) and print

@@ -16,11 +16,14 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 
 #: Measured figures, rounded down (see tests/corpus/excerpts/README.md for how they were reached).
 #: ``fresh`` was 25/48 recall untouched (tests/corpus/excerpts/measurements/fresh2-untouched.txt);
-#: the floor is the figure after its misses were looked at and fixed (45/48).
-MIN_EXCERPTS = 290
-MIN_BENIGN = 78
-MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "all": 0.98}
-MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "all": 1.00}
+#: the floor is the figure after its misses were looked at and fixed (45/48). ``fresh3`` was 30/38
+#: recall and 11/12 benign-clean untouched (measurements/fresh3-untouched.txt); its floor is the
+#: figure after general rules were added for its misses (36/38, 11/12). ``all`` is lower than
+#: before fresh3 because the corpus grew by its three misses, not because a verdict regressed.
+MIN_EXCERPTS = 340
+MIN_BENIGN = 90
+MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "fresh3": 0.94, "all": 0.97}
+MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "fresh3": 0.91, "all": 0.98}
 
 
 def _rows() -> list[dict[str, str]]:
@@ -105,3 +108,51 @@ def test_the_table_has_a_column_per_split_present():
     assert table[0] == "| family | tune | fresh | all |"
     assert "| oom | 0/1 (0%) | 1/1 (100%) | 1/2 (50%) |" in table
     assert "| **benign-clean** | – | 0/1 (0%) | 0/1 (0%) |" in table
+
+
+# --------------------------------------------------------------------------- general signals
+# Real lines (each from the thread named beside it), put together in one paste to check how the
+# general signals of patterns/fallback.yaml rank against the specific rules.
+_CUDA_OOM = "RuntimeError: CUDA error: out of memory"  # MIC-DKFZ/nnUNet#593
+_SHAPES = (  # bedapudi6788/deepcorrect#21
+    "ValueError: Dimension 0 in both shapes must be equal, but are 2 and 98. Shapes are "
+    "[2,256] and [98,256]. for 'Assign' (op: 'Assign') with input shapes: [2,256], [98,256]."
+)
+_TF_OOM = (  # santi-pdp/segan#42
+    "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with "
+    "shape[100,4096,32]"
+)
+_UNAVAILABLE = (
+    "tensorflow.python.framework.errors_impl.UnavailableError: OS Error"  # kubeflow/trainer#778
+)
+_NCCL_INFO = (  # NVIDIA/nccl#1504
+    "678c7278cb2d:26023:27095 [0] NCCL INFO [Service thread] Connection closed by localRank 0"
+)
+
+
+def _paste(tmp_path, *lines: str) -> dict:
+    from analyzer.evaluate.excerpts import judge
+
+    path = tmp_path / "paste.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return judge(path)
+
+
+def test_a_general_sign_alone_names_its_cause_and_quotes_the_line(tmp_path):
+    verdict = _paste(tmp_path, _CUDA_OOM)
+    assert verdict["category"] == "oom"
+    assert "CUDA error: out of memory" in verdict["summary"]
+
+
+def test_a_specific_rule_outranks_a_general_sign_logged_before_it(tmp_path):
+    assert _paste(tmp_path, _SHAPES)["category"] == "shape_mismatch"
+    assert _paste(tmp_path, _SHAPES, _TF_OOM)["category"] == "oom"
+
+
+def test_a_general_sign_of_a_cause_outranks_a_generic_symptom(tmp_path):
+    assert _paste(tmp_path, _UNAVAILABLE)["category"] == "connection_unavailable"
+    assert _paste(tmp_path, _UNAVAILABLE, _CUDA_OOM)["category"] == "oom"
+
+
+def test_a_broad_word_on_an_info_line_is_not_a_failure(tmp_path):
+    assert _paste(tmp_path, _NCCL_INFO)["category"] == "none"

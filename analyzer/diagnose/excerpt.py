@@ -9,8 +9,14 @@ from the lines alone, and says only what they support:
   version or dtype mismatch, a port in use, a storage error, ...) outranks the generic signs a
   failure leaves behind (a crash or abort, a lost connection, a deadline, a heartbeat timeout),
   which are read in the order they were logged; a start-up wait that timed out (an error) is a
-  specific cause, one that only says it still waits counts only when nothing else failed. Warnings count only when no error-level finding exists. A log that ends with an
-  exception no rule knows is a crash, and the summary quotes that exception.
+  specific cause, one that only says it still waits counts only when nothing else failed.
+  Warnings count only when no error-level finding exists. The general signals of
+  ``patterns/fallback.yaml`` (a status code or exception class with the words of its cause, an
+  exit code, a timeout: rule ids ``fallback.*``) that name a specific cause count after the
+  specific rules' specific causes; their generic signs join the others in the order logged;
+  their broad words (a lost connection, a timeout, an exit) do not count on a line logged at
+  INFO or DEBUG. A log that ends with an exception no rule knows is a crash, and the summary
+  quotes that exception.
 - **The node** is the task the chosen line blames, if it names one (``/job:ps/replica:0/task:0``,
   ``10.0.0.5:2222``): it is reported as ``missing`` and the summary says that the cause is on
   that task, whose log is not here. Otherwise, if the lines show the node's own failure (out of
@@ -45,6 +51,8 @@ GENERIC = frozenset(
 #: Waiting at start-up: the verdict only when nothing failed.
 WAITS = frozenset({"session_blocked"})
 _TASK_RE = re.compile(r"/job:([\w-]+)/replica:\d+/task:(\d+)")
+#: Rule ids of the general signals (patterns/fallback.yaml): they yield to specific rules.
+FALLBACK_PREFIX = "fallback."
 #: Signs of some other task's failure: without a named peer, the verdict names no node.
 ELSEWHERE = frozenset(
     {"connection_unavailable", "deadline_exceeded", "coordination_failure", "session_blocked"}
@@ -73,6 +81,11 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
         & findings["category"].notna()
         & (findings["category"] != "none")
     ]
+    if "level" in own.columns:  # a broad general word (a timeout...) on an INFO line is not
+        broad = own["pattern_id"].astype(str).str.startswith(FALLBACK_PREFIX) & own[
+            "category"
+        ].isin(GENERIC)
+        own = own[~(broad & own["level"].isin(("DEBUG", "INFO")).fillna(False))]
     errors = own[own["severity"].isin(ERROR_SEVERITIES)]
     warnings = own[own["severity"] == "warning"]
     pool, level = (errors, "error") if not errors.empty else (warnings, "warning")
@@ -82,12 +95,17 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
     # a start-up wait that failed outright (a barrier or reservation timed out) is the cause;
     # one that only logs that it still waits yields to anything that failed
     not_specific = GENERIC | WAITS if level == "warning" else GENERIC
-    specific = pool[~pool["category"].isin(not_specific)]
-    if not specific.empty:
-        return specific.iloc[0], f"first {level} with a specific cause"
-    generic = pool[pool["category"].isin(GENERIC)]
-    if not generic.empty:
-        return generic.iloc[0], f"first {level} (no specific cause among its lines)"
+    general = pool["pattern_id"].astype(str).str.startswith(FALLBACK_PREFIX)
+    specific = ~pool["category"].isin(not_specific)
+    generic = pool["category"].isin(GENERIC)
+    tiers = (
+        (specific & ~general, f"first {level} with a specific cause"),
+        (specific & general, f"first {level} with a general sign of a specific cause"),
+        (generic, f"first {level} (no specific cause among its lines)"),
+    )
+    for mask, why in tiers:
+        if mask.any():
+            return pool[mask].iloc[0], why
     return pool.iloc[0], "start-up wait (nothing else failed)"
 
 
@@ -140,6 +158,10 @@ def excerpt_diagnosis(ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
     pattern_id = chosen.get("pattern_id")
     rule = _rule(rules, pattern_id)
     title = getattr(rule, "title", None) or category
+    general = str(pattern_id).startswith(FALLBACK_PREFIX)
+    if general:  # a general sign says little: quote the line
+        said = _clip(chosen.get("message"), 160)
+        title = f"{title}: {said}" if said else title
     peer, address = _blamed(chosen.name, node, ev)
     culprit: str | None = None
     who = f"{node} ({task_name(node)})" if task_name(node) else node
@@ -186,7 +208,7 @@ def excerpt_diagnosis(ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
         node=culprit,
         task=task_name(culprit) if culprit else None,
         category=category,
-        confidence=0.5 if peer else 0.6,
+        confidence=(0.5 if peer else 0.6) - (0.15 if general else 0.0),
         time=chosen.get("ts") if not pd.isna(chosen.get("ts")) else None,
         summary=summary,
         evidence=[e for e in evidence if e is not None],
