@@ -66,3 +66,45 @@ def test_a_script_without_goodbye_finishes_by_its_step_count(tmp_path: Path):
     phases = node_phases(run.timeline, progress=run.progress)
     assert all(phases.furthest(n) == "finished" for n in ("worker:0", "worker:1", "worker:2"))
     assert (run.root_cause.node, run.root_cause.category) == (None, "none")
+
+
+LAB = Path(__file__).parent / "corpus" / "lab" / "pss_keras"
+
+
+def _copy_cut(src: Path, dst: Path, node_file: str, keep_lines: int) -> Path:
+    """A copy of a real run whose file ``node_file`` keeps only its first ``keep_lines``."""
+    shutil.copytree(src, dst)
+    path = dst / node_file
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:keep_lines]))
+    return dst
+
+
+def _file_with(folder: Path, text: str) -> str:
+    return next(p.name for p in folder.iterdir() if p.is_file() and text in p.read_text())
+
+
+def test_warnings_in_a_job_that_finished_cleanly_are_not_a_failure(tmp_path):
+    # a real healthy run whose ps logged an aborted rendezvous (a warning) mid-training
+    folder = LAB / "healthy-none-full-slurm"
+    run = analyzer.load(folder, condensed=True)
+    assert (run.findings["level"] == "WARNING").any()
+    assert run.root_cause.category == "none"
+    assert any("got over" in n for n in run.diagnosis.notes)
+    # the same warning where the job did not finish (the chief's log cut mid-training) counts
+    chief = _file_with(folder, "Epoch 1/")
+    lines = (folder / chief).read_text().splitlines()
+    cut = next(i for i, line in enumerate(lines) if "Epoch 10/" in line)
+    cut_run = analyzer.load(_copy_cut(folder, tmp_path / "cut", chief, cut), condensed=True)
+    assert not any("got over" in n for n in cut_run.diagnosis.notes)
+
+
+def test_a_log_that_stops_short_of_its_step_count_died_there(tmp_path):
+    run = analyzer.load(LAB / "kill-chief-training-stderr", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+    phases = node_phases(run.timeline, progress=run.progress)
+    step, count = phases.short["chief:0"]
+    assert step < count
+    # a healthy run reaches its count: nothing is short
+    healthy = analyzer.load(LAB / "healthy-none-full-slurm", condensed=True)
+    assert node_phases(healthy.timeline, progress=healthy.progress).short == {}

@@ -73,7 +73,7 @@ from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.excerpt import excerpt_diagnosis, is_excerpt
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
 from analyzer.diagnose.outside import job_level_logs, stopped_together
-from analyzer.diagnose.phases import node_phases, shutdown_noise
+from analyzer.diagnose.phases import node_phases, passing_warnings, shutdown_noise
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
 from analyzer.diagnose.stall import find_stall, stall_diagnosis
@@ -156,6 +156,14 @@ def gather(
         )
         errors = errors[~errors.index.isin(noise)]
         blames = blames[~blames["row"].isin(noise)]
+    passing = passing_warnings(errors, phases, facts)
+    if len(passing):
+        notes.append(
+            f"Training finished and every log ended cleanly: {len(passing)} finding(s) logged "
+            "as warnings were trouble the job got over, not failures."
+        )
+        errors = errors[~errors.index.isin(passing)]
+        blames = blames[~blames["row"].isin(passing)]
     clock = estimate_clock_offsets(facts, blames)
     intrinsic = _intrinsic_findings(errors, blames)
     # (what detect_silence reads of the symptoms: their nodes and times)

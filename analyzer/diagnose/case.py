@@ -75,7 +75,23 @@ class Case:
             or bool(self.unexplained_exits())
             or self.ended_from_outside()
             or bool(self.notices())
+            or bool(self.stopped_short())
         )
+
+    def stopped_short(self) -> dict[str, tuple[float, float]]:
+        """Nodes whose log ends mid-run, its last step short of the count it runs to, in a job
+        no node finished and nothing outside stopped: (step, count). A healthy run reaches its
+        count; one that stops short without a goodbye or an error died there."""
+        if self.phases is None or self.phases.end is not None or self.ended_from_outside():
+            return {}
+        return {
+            n: got
+            for n, got in self.phases.short.items()
+            if (f := self.facts.get(n)) is not None
+            and f.ending == "mid-run"
+            and n not in self.stopped
+            and n not in self.outside
+        }
 
     def notices(self) -> dict[str, dict]:
         """Per node, its first preemption notice (a warning too: TF's ``SIGTERM caught``), when

@@ -67,6 +67,8 @@ class Phases:
     end: Any = None  #: the first time any node said its training finished (UTC), or None
     #: per node: the timeline positions of its phase lines (ascending) and their phase numbers
     order: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: per node: (last step, step count) when its last step report falls short of the count
+    short: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def reached(self, node: str) -> list[str]:
         """The phases ``node``'s log shows, in run order."""
@@ -150,7 +152,24 @@ def node_phases(
             out.order[str(node)] = (pos[mine], phase[mine])
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
+    out.short = _short_of_count(progress)
     return out
+
+
+def _short_of_count(progress: pd.DataFrame | None) -> dict[str, tuple[float, float]]:
+    """Per node, (step, count) of its last step report (``step 21/60``) when short of the
+    count it runs to. (Keras' bar counts batches of one epoch: not read here.)"""
+    if progress is None or progress.empty or "total" not in progress:
+        return {}
+    steps = progress[(progress["source"] != "keras_progbar") & (progress["total"] > 0)]
+    if steps.empty:
+        return {}
+    last = steps.groupby("node", observed=True).tail(1)
+    short = last[last["step"] < last["total"]]
+    return {
+        str(n): (float(a), float(b))
+        for n, a, b in zip(short["node"], short["step"], short["total"], strict=True)
+    }
 
 
 def _completed(timeline: pd.DataFrame, progress: pd.DataFrame | None) -> np.ndarray:
@@ -230,6 +249,25 @@ def shutdown_noise(
         if all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
             noise.append(label)
     return np.array(noise, dtype=object)
+
+
+def passing_warnings(errors: pd.DataFrame, phases: Phases, facts: dict[str, Any]) -> np.ndarray:
+    """Labels of the error findings that did not stop a job which finished.
+
+    When training finished and every node's log ended cleanly, a finding whose own line was
+    logged as a warning (or lower) was a passing trouble the job got over, not a failure:
+    TensorFlow logs at warning level what it retries or cleans up (an aborted rendezvous of a
+    cancelled step). A line logged as an error, a node that ended otherwise, or a job that
+    never finished keeps every finding.
+    """
+    if errors.empty or phases.end is None or "level" not in errors.columns:
+        return np.zeros(0, dtype=object)
+    logs = [f for f in facts.values() if not getattr(f, "missing", False)]
+    if not logs or any(getattr(f, "ending", None) != "clean" for f in logs):
+        return np.zeros(0, dtype=object)
+    level = errors["level"].astype(object).where(errors["level"].notna(), None)
+    mild = level.isin(("WARNING", "INFO", "DEBUG")).to_numpy(dtype=bool)
+    return np.array(errors.index[mild].tolist(), dtype=object)
 
 
 def _left_by(f: Any, phases: Phases, node: str, t: Any) -> bool:

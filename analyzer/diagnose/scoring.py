@@ -82,6 +82,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
             cand(node).add(
                 3, f"started {_human_duration(late)} after its peers and never got past start-up"
             )
+    for node, (step, count) in ev.stopped_short().items():
+        cand(node).add(2, f"its log stops mid-run at step {step:g} of {count:g}, with no goodbye")
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():
