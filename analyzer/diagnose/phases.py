@@ -145,9 +145,16 @@ def node_phases(
         # a line matching two phases counts as the later one
         order = np.lexsort((phase, pos))
         pos, phase = pos[order], phase[order]
-        for node in np.unique(nodes[pos]):
-            mine = nodes[pos] == node
-            out.order[str(node)] = (pos[mine], phase[mine])
+        # per node (in sorted order), its share of them: one stable sort by node
+        codes, uniques = pd.factorize(nodes[pos], sort=True)
+        by_node = np.argsort(codes, kind="stable")
+        pos, phase = pos[by_node], phase[by_node]
+        bounds = np.searchsorted(codes[by_node], np.arange(len(uniques) + 1))
+        for i, node in enumerate(uniques):
+            out.order[str(node)] = (
+                pos[bounds[i] : bounds[i + 1]],
+                phase[bounds[i] : bounds[i + 1]],
+            )
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
     return out
