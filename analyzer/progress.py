@@ -481,17 +481,19 @@ def summary_lines(progress: pd.DataFrame) -> list[str]:
     """One plain line per node: reports, last step (when), pace."""
     summ = summary(progress)
     out = []
-    for node, r in summ.iterrows():
-        parts = [f"{node}: {int(r['reports'])} report(s)"]
-        if pd.notna(r["last_step"]):
-            when = r["last_step_time"]
+    columns = ("reports", "last_step", "last_step_time", "rate", "step_time_s")
+    for node, reports, last_step, when, rate, step_time in zip(
+        summ.index.tolist(), *(summ[c].tolist() for c in columns), strict=True
+    ):
+        parts = [f"{node}: {int(reports)} report(s)"]
+        if pd.notna(last_step):
             parts.append(
-                f"last step {r['last_step']:g}"
+                f"last step {last_step:g}"
                 + (f" at {pd.Timestamp(when).strftime('%H:%M:%S')}" if pd.notna(when) else "")
             )
-        if pd.notna(r["rate"]):
-            parts.append(f"{r['rate']:.3g} steps/s")
-        if pd.notna(r["step_time_s"]):
-            parts.append(f"{r['step_time_s']:.3g} s/step")
+        if pd.notna(rate):
+            parts.append(f"{rate:.3g} steps/s")
+        if pd.notna(step_time):
+            parts.append(f"{step_time:.3g} s/step")
         out.append(", ".join(parts))
     return out
