@@ -460,7 +460,7 @@ def _iso_list(times: pd.Series) -> list:
     except (TypeError, ValueError, OverflowError):
         return [iso(v) for v in values]
     valid = ~np.isnat(ns)
-    low, high = np.datetime64("1970-01-01", "ns"), np.datetime64("9999-01-01", "ns")
+    low, high = np.datetime64("1970-01-01", "ns"), np.datetime64("2262-01-01", "ns")
     if not np.all((ns[valid] >= low) & (ns[valid] < high)):
         return [iso(v) for v in values]
     text = np.datetime_as_string(ns.astype("datetime64[us]"), unit="us").tolist()

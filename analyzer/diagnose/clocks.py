@@ -22,6 +22,8 @@ class ClockEstimate:
     reasons: dict[str, str] = field(default_factory=dict)
 
     def correct(self, node: str, ts: Any) -> Any:
+        if type(ts) is pd.Timestamp and node not in self.applied and ts.unit == "ns":
+            return ts  # (less no shift: the same time; asked once per node and more)
         if ts is None or pd.isna(ts):
             return ts
         return ts - pd.Timedelta(seconds=self.applied.get(node, 0.0))
