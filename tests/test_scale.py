@@ -530,3 +530,34 @@ def test_html_of_many_nodes_draws_every_reporting_node(many):
     assert sorted(steps[~np.isnan(steps)]) == sorted(peers["step"].dropna())
     html = run.to_html()
     assert html.count('<img src="data:image/svg+xml;base64,') >= 2  # timeline and progress
+
+
+def test_hang_peer_latest_from_the_two_largest():
+    from analyzer.diagnose.hang import _two_largest
+
+    rng = random.Random(6)
+    for _ in range(500):
+        values = {
+            f"worker:{i}": rng.choice([1.0, 2.0, 5.0, rng.random()])
+            for i in range(rng.randint(1, 8))
+        }
+        top = _two_largest(values)
+        for node in values:
+            others = [v for n, v in values.items() if n != node]
+            assert [v for n, v in top if n != node][-1:] == ([max(others)] if others else [])
+
+
+def test_comparison_of_many_nodes_as_a_mask_per_node(many, tmp_path, monkeypatch):
+    from analyzer import compare as compare_module
+    from analyzer.run import load
+
+    _, run = many
+    other = load(_generate(tmp_path / "other", 160, seed=4), condensed=True, workers=1)
+    fast = compare_module.compare(other, run).to_dict()
+    assert len(fast["nodes"]) >= 160
+    monkeypatch.setattr(
+        compare_module,
+        "_of",
+        lambda frame, groups, node: frame[frame["node"] == node] if not frame.empty else frame,
+    )
+    assert compare_module.compare(other, run).to_dict() == fast
