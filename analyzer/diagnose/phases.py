@@ -119,14 +119,15 @@ def node_phases(
         return out
     ts = _utc(timeline["ts"]) if ts is None else ts
     nodes = timeline["node"].astype(str).to_numpy()
+    # the times, taken once (a zoned datetime column as is: not a Timestamp object per row)
+    ns_utc = isinstance(ts.dtype, pd.DatetimeTZDtype) and ts.dtype.unit == "ns"
+    times_of = ts.array if ns_utc else ts.to_numpy()
     hit_pos, hit_phase = [], []
     done = _completed(timeline, progress)
     if len(done):
         hit_pos.append(done)
         hit_phase.append(np.full(len(done), PHASE_NAMES.index("finished")))
-        for node, t in (
-            pd.Series(ts.to_numpy()[done], index=nodes[done]).groupby(level=0).min().items()
-        ):
+        for node, t in pd.Series(times_of[done], index=nodes[done]).groupby(level=0).min().items():
             out.first.setdefault(str(node), {})["finished"] = t
     for number, (name, pattern) in enumerate(PHASES):
         hit = _contains(timeline["message"], pattern)
@@ -134,7 +135,7 @@ def node_phases(
             continue
         hit_pos.append(np.flatnonzero(hit))
         hit_phase.append(np.full(int(hit.sum()), number))
-        times = pd.Series(ts.to_numpy()[hit], index=nodes[hit]).dropna()
+        times = pd.Series(times_of[hit], index=nodes[hit]).dropna()
         grouped = times.groupby(level=0)
         for node, t in grouped.min().items():
             out.first.setdefault(str(node), {})[name] = t
