@@ -282,6 +282,7 @@ def compare(baseline: Run, failed: Run) -> Comparison:
     # (node counts: tasks of the cluster, not a launcher's or scheduler's own log)
     btasks, ftasks = _tasks(baseline, bnodes), _tasks(failed, fnodes)
     nodes: list[NodeDiff] = []
+    fgroups, bgroups = _rows_by_node(ft), _rows_by_node(bt)
     for node in sorted(set(bnodes) | set(fnodes), key=_order):
         presence = (
             "both"
@@ -291,8 +292,7 @@ def compare(baseline: Run, failed: Run) -> Comparison:
             else "baseline only"
         )
         d = NodeDiff(node, presence)
-        mine = ft[ft["node"] == node] if not ft.empty else ft
-        base = bt[bt["node"] == node] if not bt.empty else bt
+        mine, base = _of(ft, fgroups, node), _of(bt, bgroups, node)
         if not mine.empty:
             new = mine[~mine["template"].isin(known)]
             d.new_count = len(new)
@@ -345,6 +345,27 @@ def compare(baseline: Run, failed: Run) -> Comparison:
         rate,
         last_step,
     )
+
+
+def _rows_by_node(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per node, the positions of its rows (ascending): one sort, not a mask per node."""
+    if frame.empty:
+        return {}
+    codes, uniques = pd.factorize(frame["node"], sort=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    return {
+        name: order[bounds[i] : bounds[i + 1]]
+        for i, name in enumerate(uniques.tolist())
+        if isinstance(name, str)  # (``frame["node"] == node`` matches only a string)
+    }
+
+
+def _of(frame: pd.DataFrame, groups: dict[str, np.ndarray], node: str) -> pd.DataFrame:
+    """``frame[frame["node"] == node]`` from :func:`_rows_by_node`'s positions."""
+    if frame.empty:
+        return frame
+    return frame.iloc[groups.get(node, np.zeros(0, dtype=np.int64))]
 
 
 def _tasks(run: Run, nodes: list[str]) -> int:

@@ -32,6 +32,8 @@ so the series is coarser there but spans the same time.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -359,11 +361,24 @@ def summary(progress: pd.DataFrame) -> pd.DataFrame:
             "rate": _throughput(progress).combine_first(g["rate"].median()),
             "step_time_s": g["step_time_s"].median(),
             "report_interval_s": interval,
-            "sources": g["source"].agg(lambda s: ",".join(sorted(set(s)))),
+            "sources": _sources(progress, g.size().index),
         }
     )
     out.index.name = "node"
     return out[cols]
+
+
+def _sources(progress: pd.DataFrame, nodes: pd.Index) -> pd.Series:
+    """Per node (``nodes``, the group-by's keys), its distinct sources sorted and joined by
+    commas: from the distinct (node, source) pairs, not one call per node."""
+    pairs = progress[["node", "source"]].dropna(subset=["node"]).drop_duplicates()
+    joined: dict = {}
+    for node, source in sorted(
+        zip(pairs["node"].tolist(), pairs["source"].tolist(), strict=True),
+        key=lambda p: p[1],
+    ):
+        joined.setdefault(node, []).append(source)
+    return pd.Series([",".join(joined[n]) for n in nodes.tolist()], index=nodes, dtype=object)
 
 
 #: Points per node in the JSON report's progress series (evenly thinned, last kept).
@@ -371,42 +386,87 @@ JSON_POINTS = 200
 
 
 def to_json(progress: pd.DataFrame) -> dict:
-    """The ``progress`` object of the JSON report: per-node summary and a thinned series."""
-    from analyzer.model import iso
-
+    """The ``progress`` object of the JSON report: per-node summary and a thinned series
+    (built from whole columns: one stable sort by node, no group of rows made per node)."""
     summ = summary(progress)
     nodes = []
-    for node, r in summ.iterrows():
+    columns = [summ.index.tolist()] + [summ[c].tolist() for c in summ.columns]
+    times = {c: _iso_list(summ[c]) for c in ("first", "last", "last_step_time")}
+    for i, (node, reports, _f, _l, last_step, _lt, rate, step_time, interval, sources) in enumerate(
+        zip(*columns, strict=True)
+    ):
         nodes.append(
             {
                 "node": node,
-                "reports": int(r["reports"]),
-                "first": iso(r["first"]),
-                "last": iso(r["last"]),
-                "last_step": _num(r["last_step"]),
-                "last_step_time": iso(r["last_step_time"]),
-                "rate": _num(r["rate"]),
-                "step_time_s": _num(r["step_time_s"]),
-                "report_interval_s": _num(r["report_interval_s"]),
-                "sources": str(r["sources"]).split(","),
+                "reports": int(reports),
+                "first": times["first"][i],
+                "last": times["last"][i],
+                "last_step": _num(last_step),
+                "last_step_time": times["last_step_time"][i],
+                "rate": _num(rate),
+                "step_time_s": _num(step_time),
+                "report_interval_s": _num(interval),
+                "sources": str(sources).split(","),
             }
         )
     series = []
-    for node, rows in progress.groupby("node", sort=True) if not progress.empty else []:
-        keep = np.unique(np.r_[np.linspace(0, len(rows) - 1, JSON_POINTS).round(), len(rows) - 1])
-        rows = rows.iloc[keep.astype(int)]
+    if progress.empty:
+        return {"nodes": nodes, "series": series}
+    codes, uniques = pd.factorize(progress["node"], sort=True)
+    order = np.argsort(codes, kind="stable")  # (groupby's order: keys sorted, rows kept)
+    order = order[codes[order] >= 0]  # (groupby leaves out a missing node)
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    kept: dict[int, np.ndarray] = {}  # rows kept of a group of n rows, per n
+    picks = []
+    for i in range(len(uniques)):
+        n = int(bounds[i + 1] - bounds[i])
+        keep = kept.get(n)
+        if keep is None:
+            keep = kept[n] = np.unique(
+                np.r_[np.linspace(0, n - 1, JSON_POINTS).round(), n - 1]
+            ).astype(int)
+        picks.append(order[bounds[i] + keep])
+    rows = progress.iloc[np.concatenate(picks)] if picks else progress.iloc[:0]
+    values = zip(
+        _iso_list(rows["ts"]),
+        rows["step"].tolist(),
+        rows["rate"].tolist(),
+        rows["step_time_s"].tolist(),
+        strict=True,
+    )
+    for i, node in enumerate(uniques.tolist()):
+        n = len(picks[i])
         series.append(
             {
                 "node": node,
                 "points": [
-                    {"time": iso(t), "step": _num(s), "rate": _num(r), "step_time_s": _num(st)}
-                    for t, s, r, st in zip(
-                        rows["ts"], rows["step"], rows["rate"], rows["step_time_s"], strict=True
-                    )
+                    {"time": t, "step": _num(s), "rate": _num(r), "step_time_s": _num(st)}
+                    for t, s, r, st in itertools.islice(values, n)
                 ],
             }
         )
     return {"nodes": nodes, "series": series}
+
+
+def _iso_list(times: pd.Series) -> list:
+    """:func:`analyzer.model.iso` of each value of a column (numpy's text for the usual
+    dates, the same digits; ``iso`` itself for any other)."""
+    from analyzer.model import iso
+
+    values = times.tolist()
+    try:
+        utc = pd.to_datetime(times, utc=True).dt.tz_convert(None)
+        ns = utc.to_numpy(dtype="datetime64[ns]")
+    except (TypeError, ValueError, OverflowError):
+        return [iso(v) for v in values]
+    valid = ~np.isnat(ns)
+    low, high = np.datetime64("1970-01-01", "ns"), np.datetime64("2262-01-01", "ns")
+    if not np.all((ns[valid] >= low) & (ns[valid] < high)):
+        return [iso(v) for v in values]
+    text = np.datetime_as_string(ns.astype("datetime64[us]"), unit="us").tolist()
+    return [
+        t + "Z" if ok else iso(v) for t, ok, v in zip(text, valid.tolist(), values, strict=True)
+    ]
 
 
 def _num(value) -> float | None:
@@ -421,17 +481,19 @@ def summary_lines(progress: pd.DataFrame) -> list[str]:
     """One plain line per node: reports, last step (when), pace."""
     summ = summary(progress)
     out = []
-    for node, r in summ.iterrows():
-        parts = [f"{node}: {int(r['reports'])} report(s)"]
-        if pd.notna(r["last_step"]):
-            when = r["last_step_time"]
+    columns = ("reports", "last_step", "last_step_time", "rate", "step_time_s")
+    for node, reports, last_step, when, rate, step_time in zip(
+        summ.index.tolist(), *(summ[c].tolist() for c in columns), strict=True
+    ):
+        parts = [f"{node}: {int(reports)} report(s)"]
+        if pd.notna(last_step):
             parts.append(
-                f"last step {r['last_step']:g}"
+                f"last step {last_step:g}"
                 + (f" at {pd.Timestamp(when).strftime('%H:%M:%S')}" if pd.notna(when) else "")
             )
-        if pd.notna(r["rate"]):
-            parts.append(f"{r['rate']:.3g} steps/s")
-        if pd.notna(r["step_time_s"]):
-            parts.append(f"{r['step_time_s']:.3g} s/step")
+        if pd.notna(rate):
+            parts.append(f"{rate:.3g} steps/s")
+        if pd.notna(step_time):
+            parts.append(f"{step_time:.3g} s/step")
         out.append(", ".join(parts))
     return out

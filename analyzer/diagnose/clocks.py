@@ -22,6 +22,8 @@ class ClockEstimate:
     reasons: dict[str, str] = field(default_factory=dict)
 
     def correct(self, node: str, ts: Any) -> Any:
+        if type(ts) is pd.Timestamp and node not in self.applied and ts.unit == "ns":
+            return ts  # (less no shift: the same time; asked once per node and more)
         if ts is None or pd.isna(ts):
             return ts
         return ts - pd.Timedelta(seconds=self.applied.get(node, 0.0))
@@ -51,35 +53,103 @@ def _pairwise_offset(
 def _pairwise_offsets(
     nodes: list[str], anchors: dict[str, dict[str, pd.Timestamp]]
 ) -> dict[str, tuple[float, dict[str, float]]]:
-    """:func:`_pairwise_offset` of each node, the differences taken from one array per kind
-    (nanoseconds; ``(a - b) / 1e9`` is what ``(a - b).total_seconds()`` gives)."""
-    arrays: dict[str, tuple[dict[str, int], np.ndarray] | None] = {}
-    for kind, times in anchors.items():
-        values = list(times.values())
-        exact = all(type(v) is pd.Timestamp for v in values)  # (NaT is not a Timestamp)
-        arrays[kind] = (
-            ({n: i for i, n in enumerate(times)}, np.array([v.value for v in values], np.int64))
-            if exact
-            else None
-        )
+    """:func:`_pairwise_offset` of each node: the median of its differences to every other
+    node's anchor, per kind and over all kinds together.
+
+    The differences are never listed: a median is an order statistic, and how many of a
+    node's differences lie at or below a value is a binary search in each kind's sorted times
+    (:func:`_order_statistics`), so all nodes take ``O(nodes log² range)``, not ``nodes²``.
+    The value is the one ``statistics.median`` of the listed differences gives (each taken as
+    ``(a - b) / 1e9``, exact nanoseconds first: seconds order as nanoseconds do).
+    """
+    exact = all(type(v) is pd.Timestamp for t in anchors.values() for v in t.values())
+    if not exact:  # (NaT or another type: the differences listed one by one)
+        return {node: _listed_offsets(node, anchors) for node in nodes}
+    kinds = [k for k, times in anchors.items() if len(times) >= 2]
+    # per kind: its times sorted, and each asked node's own time (or none)
+    sorted_ns = {
+        k: np.sort(np.array([v.value for v in anchors[k].values()], np.int64)) for k in kinds
+    }
+    own = {
+        k: np.array([anchors[k][n].value if n in anchors[k] else 0 for n in nodes], np.int64)
+        for k in kinds
+    }
+    has = {k: np.array([n in anchors[k] for n in nodes], dtype=bool) for k in kinds}
+    per_kind = {k: _medians([sorted_ns[k]], [own[k]], [has[k]]) for k in kinds}
+    every = (
+        _medians([sorted_ns[k] for k in kinds], [own[k] for k in kinds], [has[k] for k in kinds])
+        if kinds
+        else np.full(len(nodes), np.nan)
+    )
     out: dict[str, tuple[float, dict[str, float]]] = {}
-    for node in nodes:
-        per_kind: dict[str, float] = {}
-        every: list[float] = []
-        for kind, times in anchors.items():
-            if node not in times or len(times) < 2:
-                continue
-            got = arrays[kind]
-            if got is None:
-                diffs = [_seconds(times[node] - t) for other, t in times.items() if other != node]
-            else:
-                index, ns = got
-                i = index[node]
-                diffs = ((ns[i] - np.delete(ns, i)) / 1e9).tolist()
-            per_kind[kind] = statistics.median(diffs)
-            every.extend(diffs)
-        out[node] = ((statistics.median(every) if every else 0.0), per_kind)
+    for i, node in enumerate(nodes):
+        mine = {k: float(per_kind[k][i]) for k in kinds if has[k][i]}
+        out[node] = (float(every[i]) if not np.isnan(every[i]) else 0.0, mine)
     return out
+
+
+def _listed_offsets(
+    node: str, anchors: dict[str, dict[str, pd.Timestamp]]
+) -> tuple[float, dict[str, float]]:
+    """:func:`_pairwise_offset` the plain way: every difference listed, then the medians."""
+    per_kind: dict[str, float] = {}
+    every: list[float] = []
+    for kind, times in anchors.items():
+        if node not in times or len(times) < 2:
+            continue
+        diffs = [_seconds(times[node] - t) for other, t in times.items() if other != node]
+        per_kind[kind] = statistics.median(diffs)
+        every.extend(diffs)
+    return (statistics.median(every) if every else 0.0), per_kind
+
+
+def _medians(
+    sorted_ns: list[np.ndarray], own: list[np.ndarray], has: list[np.ndarray]
+) -> np.ndarray:
+    """Per asked node, ``statistics.median`` of its differences ``(own - other) / 1e9`` to the
+    other times of every kind it has (one copy of its own time left out of each kind's);
+    NaN for a node without any."""
+    count = np.zeros(len(own[0]) if own else 0, dtype=np.int64)
+    for s, h in zip(sorted_ns, has, strict=True):
+        count += np.where(h, len(s) - 1, 0)
+    out = np.full(len(count), np.nan)
+    some = count > 0
+    if not some.any():
+        return out
+    lower = np.where(some, (count - 1) // 2, 0)
+    upper = np.where(some, count // 2, 0)
+    lo = _order_statistics(sorted_ns, own, has, lower) / 1e9
+    hi = _order_statistics(sorted_ns, own, has, upper) / 1e9
+    # statistics.median: the middle value, or the mean of the two middle ones
+    out[some] = np.where(lower == upper, lo, (lo + hi) / 2)[some]
+    return out
+
+
+def _order_statistics(
+    sorted_ns: list[np.ndarray], own: list[np.ndarray], has: list[np.ndarray], k: np.ndarray
+) -> np.ndarray:
+    """Per asked node, its ``k``-th smallest difference (0-based, nanoseconds) among
+    ``own - other`` over the kinds it has: the smallest ``d`` with more than ``k`` differences
+    at or below it, found by one binary search over ``d`` for all nodes at once."""
+    base = min(int(s[0]) for s in sorted_ns)  # (times taken from the earliest: no overflow)
+    sorted_ns = [s - base for s in sorted_ns]
+    own = [np.where(h, x - base, 0) for x, h in zip(own, has, strict=True)]
+    width = max(int(s[-1]) for s in sorted_ns)
+    lo = np.full(len(k), -width, dtype=np.int64)  # every difference lies in [-width, width]
+    hi = np.full(len(k), width, dtype=np.int64)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = lo + (hi - lo) // 2
+        at_most = np.zeros(len(k), dtype=np.int64)
+        for s, x, h in zip(sorted_ns, own, has, strict=True):
+            # others with own - other <= mid: other >= own - mid, less one's own time (0 <= mid)
+            n = len(s) - np.searchsorted(s, x - mid, side="left") - (mid >= 0)
+            at_most += np.where(h, n, 0)
+        enough = at_most > k
+        hi = np.where(open_ & enough, mid, hi)
+        lo = np.where(open_ & ~enough, mid + 1, lo)
 
 
 def _confirmed(offset: float, per_kind: dict[str, float], overlaps: bool) -> bool:

@@ -28,7 +28,9 @@ node whose progress stopped first, and says that the logs could not tell.
 
 from __future__ import annotations
 
+import heapq
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -118,20 +120,27 @@ def detect_hang(
     stalled = max((end - stop).total_seconds(), 0.0)
 
     points: dict[str, float] = {}
-    reasons: dict[str, list[str]] = {}
+    #: (a reason that names every peer is written only for the nodes whose reasons are shown)
+    reasons: dict[str, list[str | Callable[[], str]]] = {}
     rows: dict[str, list[tuple[Any, str]]] = {}
 
-    def add(node: str, p: float, why: str, row: Any = None, row_why: str = "") -> None:
+    def add(
+        node: str, p: float, why: str | Callable[[], str], row: Any = None, row_why: str = ""
+    ) -> None:
         points[node] = points.get(node, 0.0) + p
         reasons.setdefault(node, []).append(why)
         if row is not None:
             rows.setdefault(node, []).append((row, row_why or why))
 
+    def said(node: str) -> list[str]:
+        return [w() if callable(w) else w for w in reasons.get(node, [])]
+
     last_row = _last_report_rows(progress)
     # 1. stopped first: its last step well before the last step of its peers ...
     lag_min = max(LAG_FACTOR * interval, 1.0)
+    latest = _two_largest(last_advance)  # (a peer's latest: the latest, or the runner-up)
     for node, t in last_advance.items():
-        ahead = [u for n, u in last_advance.items() if n != node]
+        ahead = [u for n, u in latest if n != node][-1:]
         if ahead and (max(ahead) - t).total_seconds() >= lag_min:
             lead = (max(ahead) - t).total_seconds()
             add(
@@ -145,15 +154,16 @@ def detect_hang(
     # ... or its step count behind theirs (reports without a time of their own count here)
     steps = every["last_step"].dropna()
     per_report = _step_per_report(progress)
+    highest = _two_largest(steps.to_dict())
     for node, last in steps.items():
-        ahead = steps.drop(index=node)
+        ahead = [u for n, u in highest if n != node][-1:]
         if node in points or not len(ahead):
             continue
-        if ahead.max() - last >= max(2.0, LAG_FACTOR * per_report):
+        if ahead[0] - last >= max(2.0, LAG_FACTOR * per_report):
             add(
                 str(node),
                 3.0,
-                f"its last step ({last:g}) is behind its peers' ({ahead.max():g}): it stopped first",
+                f"its last step ({last:g}) is behind its peers' ({ahead[0]:g}): it stopped first",
                 last_row.get(str(node)),
                 "its last progress report",
             )
@@ -183,13 +193,17 @@ def detect_hang(
     }
     kept_on = {n for n, t in lasts.items() if (t - stop).total_seconds() >= QUIET_FACTOR * stalled}
     for node, t in lasts.items():
-        if node in kept_on or t < stop - pd.Timedelta(seconds=threshold) or not kept_on - {node}:
+        if node in kept_on or t < stop - pd.Timedelta(seconds=threshold) or not kept_on:
             continue  # logged on, had stopped logging long before (a quiet server), or alone
+        # (not in kept_on: every one of them is another node)
         add(
             node,
             2.0,
-            f"its log ends {_human_duration((end - t).total_seconds())} before the job's end, at "
-            f"the stall, while {', '.join(sorted(kept_on - {node}, key=_node_order))} kept logging",
+            lambda t=t: (
+                f"its log ends {_human_duration((end - t).total_seconds())} before the job's "
+                f"end, at the stall, while {', '.join(sorted(kept_on, key=_node_order))} kept "
+                "logging"
+            ),
             ev.facts[node].tail_rows[-1] if ev.facts[node].tail_rows else None,
             "its last line: nothing after it",
         )
@@ -199,8 +213,10 @@ def detect_hang(
         add(
             node,
             3.0,
-            f"it did not exit on the SIGTERM that ended the job while {', '.join(others)} did: "
-            "a stopped or stuck process",
+            lambda: (
+                f"it did not exit on the SIGTERM that ended the job while {', '.join(others)} "
+                "did: a stopped or stuck process"
+            ),
             next(
                 (
                     r
@@ -242,7 +258,7 @@ def detect_hang(
         confidence = 0.35
     elif runner is not None and points[node] - points[runner] < 2:
         confidence *= 0.7
-        ambiguity = f"{runner} is almost as likely ({'; '.join(reasons[runner])})"
+        ambiguity = f"{runner} is almost as likely ({'; '.join(said(runner))})"
     step = every.loc[node, "last_step"] if node in every.index else None
     victims = sorted((n for n in tasks if n != node), key=_node_order)
     how = describe_end(ev, outside)
@@ -289,7 +305,7 @@ def detect_hang(
         evidence=evidence,
         reasons=[
             "; ".join(signs) + f"; how it ended: {how}",
-            *[f"{node}: {r}" for r in reasons.get(node, [])],
+            *[f"{node}: {r}" for r in said(node)],
         ],
         ambiguity=ambiguity,
         victims=victims,
@@ -306,6 +322,12 @@ def detect_hang(
 _GOODBYE = re.compile(
     r"(?i)\b(?:done|finished|completed?|exiting|shutting down|shut down|goodbye|stopped)\b"
 )
+
+
+def _two_largest(values: dict) -> list[tuple[Any, Any]]:
+    """The two largest (node, value) pairs, smaller first: the largest of the others of any
+    node is the last of them that is not that node."""
+    return [(n, v) for v, n in heapq.nlargest(2, ((v, n) for n, v in values.items()))][::-1]
 
 
 def _said_goodbye(ev: Case, node: str) -> bool:

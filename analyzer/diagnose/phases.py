@@ -121,14 +121,15 @@ def node_phases(
         return out
     ts = _utc(timeline["ts"]) if ts is None else ts
     nodes = timeline["node"].astype(str).to_numpy()
+    # the times, taken once (a zoned datetime column as is: not a Timestamp object per row)
+    ns_utc = isinstance(ts.dtype, pd.DatetimeTZDtype) and ts.dtype.unit == "ns"
+    times_of = ts.array if ns_utc else ts.to_numpy()
     hit_pos, hit_phase = [], []
     done = _completed(timeline, progress)
     if len(done):
         hit_pos.append(done)
         hit_phase.append(np.full(len(done), PHASE_NAMES.index("finished")))
-        for node, t in (
-            pd.Series(ts.to_numpy()[done], index=nodes[done]).groupby(level=0).min().items()
-        ):
+        for node, t in pd.Series(times_of[done], index=nodes[done]).groupby(level=0).min().items():
             out.first.setdefault(str(node), {})["finished"] = t
     for number, (name, pattern) in enumerate(PHASES):
         hit = _contains(timeline["message"], pattern)
@@ -136,7 +137,7 @@ def node_phases(
             continue
         hit_pos.append(np.flatnonzero(hit))
         hit_phase.append(np.full(int(hit.sum()), number))
-        times = pd.Series(ts.to_numpy()[hit], index=nodes[hit]).dropna()
+        times = pd.Series(times_of[hit], index=nodes[hit]).dropna()
         grouped = times.groupby(level=0)
         for node, t in grouped.min().items():
             out.first.setdefault(str(node), {})[name] = t
@@ -147,9 +148,16 @@ def node_phases(
         # a line matching two phases counts as the later one
         order = np.lexsort((phase, pos))
         pos, phase = pos[order], phase[order]
-        for node in np.unique(nodes[pos]):
-            mine = nodes[pos] == node
-            out.order[str(node)] = (pos[mine], phase[mine])
+        # per node (in sorted order), its share of them: one stable sort by node
+        codes, uniques = pd.factorize(nodes[pos], sort=True)
+        by_node = np.argsort(codes, kind="stable")
+        pos, phase = pos[by_node], phase[by_node]
+        bounds = np.searchsorted(codes[by_node], np.arange(len(uniques) + 1))
+        for i, node in enumerate(uniques):
+            out.order[str(node)] = (
+                pos[bounds[i] : bounds[i + 1]],
+                phase[bounds[i] : bounds[i + 1]],
+            )
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
     out.short = _short_of_count(progress)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyzer.diagnose.case import Candidate, Case, _corrected
+from analyzer.diagnose.clocks import _corrected_times
 from analyzer.diagnose.common import (
     _KILLED_RE,
     START_WAIT_S,
@@ -151,15 +153,21 @@ def score_candidates(ev: Case) -> list[Candidate]:
 def _late_by(node: str, ev: Case) -> float | None:
     """Seconds by which ``node``'s log starts after the median of its peers', when that is
     at least ``START_WAIT_S`` (a late start, not start-up jitter)."""
-    starts = {
-        n: ev.clock.correct(n, f.first_time)
-        for n, f in ev.facts.items()
-        if f.first_time is not None and not pd.isna(f.first_time) and n not in ev.outside
-    }
+    got = ev._memo.get("late_by")
+    if got is None:  # (the starts sorted once for every node asked)
+        starts = {
+            n: ev.clock.correct(n, f.first_time)
+            for n, f in ev.facts.items()
+            if f.first_time is not None and not pd.isna(f.first_time) and n not in ev.outside
+        }
+        got = ev._memo["late_by"] = (starts, sorted(starts.values()))
+    starts, ordered = got
     if node not in starts or len(starts) < 2:
         return None
-    others = sorted(t for n, t in starts.items() if n != node)
-    late = _seconds(starts[node] - others[len(others) // 2])
+    # the middle one of the others: the sorted starts with one copy of its own left out
+    mid = (len(ordered) - 1) // 2
+    mine = bisect.bisect_left(ordered, starts[node])
+    late = _seconds(starts[node] - ordered[mid if mid < mine else mid + 1])
     return late if late >= START_WAIT_S else None
 
 
@@ -236,20 +244,33 @@ def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
     if own is not None:
         return own
     if not ev.blames.empty:
-        against = ev.blames[ev.blames["blamed"] == node]
-        if not against.empty:
-            times = [
-                ev.clock.correct(v, t)
-                for v, t in zip(against["victim"], _utc(against["ts"]), strict=True)
-            ]
+        times = _blame_times(ev).get(node)
+        if times:
             return min(times)
     if ev.blocked and ev.findings is not None:
-        waits = ev.findings.loc[list(ev.blocked.values())]
-        return min(
-            ev.clock.correct(str(n), t)
-            for n, t in zip(waits["node"], _utc(waits["ts"]), strict=True)
-        )
+        if "blocked_wait" not in ev._memo:  # (the same for every candidate)
+            waits = ev.findings.loc[list(ev.blocked.values())]
+            ev._memo["blocked_wait"] = min(
+                ev.clock.correct(str(n), t)
+                for n, t in zip(waits["node"], _utc(waits["ts"]), strict=True)
+            )
+        return ev._memo["blocked_wait"]
     return None
+
+
+def _blame_times(ev: Case) -> dict[Any, list]:
+    """Per blamed node, the (corrected) times of the blames against it, in row order: every
+    group at once (kept), not one scan of the blames per candidate."""
+    got = ev._memo.get("blame_times")
+    if got is None:
+        blames = ev.blames
+        times = _corrected_times(blames["victim"], _utc(blames["ts"]), ev.clock)
+        got = {}
+        for blamed, t in zip(_values(blames["blamed"]), times.tolist(), strict=True):
+            if isinstance(blamed, str):  # (``blames["blamed"] == node`` matches only a string)
+                got.setdefault(blamed, []).append(t)
+        ev._memo["blame_times"] = got
+    return got
 
 
 def _rank(ev: Case) -> list[Candidate]:

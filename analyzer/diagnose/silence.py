@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analyzer.diagnose.clocks import ClockEstimate, _corrected_times
@@ -18,16 +19,63 @@ from analyzer.diagnose.common import (
 from analyzer.diagnose.facts import Facts
 
 
-def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate) -> pd.DataFrame:
+class Reactions:
+    """Symptom errors (corrected time, node, the node they blame) indexed to answer
+    :meth:`reacted` for any node in ``O(log rows)``: sorted times, all and per node."""
+
+    def __init__(self, node: np.ndarray, blamed: np.ndarray, ts: np.ndarray):
+        valid = ts != np.iinfo(np.int64).min  # (NaT is in no window)
+        unnamed = pd.isna(blamed) if len(blamed) else np.zeros(0, dtype=bool)
+        self.empty = len(node) == 0
+        #: rows blaming nobody: their times, all, and per node that logged them
+        self.unnamed = np.sort(ts[valid & unnamed])
+        self.unnamed_of = _sorted_groups(node[valid & unnamed], ts[valid & unnamed])
+        # rows naming a node other than the one that logged them, per node named
+        named = valid & ~unnamed
+        named[named] = blamed[named] != node[named]
+        self.named_of = _sorted_groups(blamed[named], ts[named])
+
+    def reacted(self, node: str, stop: Any) -> bool:
+        """Did a peer start failing soon after ``node`` stopped, without blaming someone else?"""
+        if self.empty or stop is None or pd.isna(stop):
+            return False
+        start = pd.Timestamp(stop).value
+        end = (stop + pd.Timedelta(seconds=SILENCE_BURST_S)).value
+
+        def within(times: np.ndarray | None) -> int:
+            if times is None or not len(times):
+                return 0
+            lo = np.searchsorted(times, start, side="left")
+            return int(np.searchsorted(times, end, side="right") - lo)
+
+        if within(self.unnamed) > within(self.unnamed_of.get(node)):
+            return True  # a peer's error blaming nobody
+        return within(self.named_of.get(node)) > 0  # a peer's error naming this node
+
+
+def _sorted_groups(keys: np.ndarray, ts: np.ndarray) -> dict[Any, np.ndarray]:
+    """key → its sorted times (one sort for all keys)."""
+    if not len(keys):
+        return {}
+    codes, uniques = pd.factorize(keys)
+    order = np.lexsort((ts, codes))
+    codes, ts = codes[order], ts[order]
+    bounds = np.searchsorted(codes, np.arange(len(uniques) + 1))
+    return {uniques[i]: ts[bounds[i] : bounds[i + 1]] for i in range(len(uniques))}
+
+
+def _reactions(symptoms: pd.DataFrame, blames: pd.DataFrame, clock: ClockEstimate) -> Reactions:
     """Symptom errors with their (corrected) time and the node they blame, if any."""
     peer = blames[~blames["self"]] if not blames.empty else blames
     blamed_of_row = dict(zip(_values(peer["row"]), _values(peer["blamed"]), strict=True))
-    return pd.DataFrame(
-        {
-            "node": symptoms["node"].astype(str).to_numpy(),
-            "blamed": [blamed_of_row.get(r) for r in symptoms.index.tolist()],
-            "ts": _corrected_times(symptoms["node"], _utc(symptoms["ts"]), clock).array,
-        }
+    times = _corrected_times(symptoms["node"], _utc(symptoms["ts"]), clock)
+    ns = times.to_numpy(dtype="datetime64[ns]").view(np.int64) if len(times) else None
+    blamed = np.empty(len(symptoms), dtype=object)
+    blamed[:] = [blamed_of_row.get(r) for r in symptoms.index.tolist()]
+    return Reactions(
+        symptoms["node"].astype(str).to_numpy(dtype=object),
+        blamed,
+        ns if ns is not None else np.zeros(0, dtype=np.int64),
     )
 
 
@@ -64,15 +112,18 @@ def detect_silence(
     blamed = set(early["blamed"]) if not early.empty else set()
     reactions = _reactions(symptoms, blames, clock)
     silent: dict[str, float] = {}
+    # the latest last line of the peers: the latest of all, or the runner-up for its node
+    ranked = sorted(((t, n) for n, t in last.items() if n not in outside), key=lambda p: p[0])
+    top = ranked[-2:]
     for node, f in facts.items():
         if node not in last or node in outside or node in stopped:
             continue
         if f.ending not in ("mid-run", "killed"):
             continue
-        others = [t for n, t in last.items() if n != node and n not in outside]
+        others = [t for t, n in top if n != node]
         if not others:
             continue
-        after = _seconds(max(others) - last[node])
+        after = _seconds(others[-1] - last[node])
         if after <= 0:
             continue
         implicated = node in blamed or (
@@ -83,15 +134,9 @@ def detect_silence(
     return silent
 
 
-def _reacted(reactions: pd.DataFrame, node: str, stop: Any) -> bool:
+def _reacted(reactions: Reactions, node: str, stop: Any) -> bool:
     """Did a peer start failing soon after ``node`` stopped, without blaming someone else?"""
-    if reactions.empty:
-        return False
-    window = (reactions["ts"] >= stop) & (
-        reactions["ts"] <= stop + pd.Timedelta(seconds=SILENCE_BURST_S)
-    )
-    unexplained = reactions["blamed"].isna() | (reactions["blamed"] == node)
-    return bool((window & unexplained & (reactions["node"] != node)).any())
+    return reactions.reacted(node, stop)
 
 
 def detect_blocked(facts: dict[str, Facts], warnings: pd.DataFrame) -> dict[str, Any]:

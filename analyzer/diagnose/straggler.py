@@ -98,6 +98,32 @@ def _window(progress: pd.DataFrame, since_step: float | None) -> pd.DataFrame:
     return rows
 
 
+def _others(values: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per value, the ``np.median``, min and max of all the *other* values (from one sort:
+    ``values.drop(index=i)`` for every ``i`` would be ``n²``). At least two values."""
+    v = values.to_numpy(dtype=float)
+    n = len(v)
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+
+    def without(j: int) -> np.ndarray:
+        """The ``j``-th smallest of the others, for each value."""
+        return np.where(j < rank, s[j], s[min(j + 1, n - 1)])
+
+    m = n - 1
+    median = without(m // 2) if m % 2 else (without(m // 2 - 1) + without(m // 2)) / 2
+    low = np.where(rank == 0, s[min(1, n - 1)], s[0])
+    high = np.where(rank == n - 1, s[max(n - 2, 0)], s[-1])
+    return median, low, high
+
+
+def _peers_of(index: pd.Index, node: Any) -> list[str]:
+    """The other nodes of ``index``, in node order."""
+    return sorted((str(n) for n in index if n != node), key=_node_order)
+
+
 def _own_time_outlier(
     rows: pd.DataFrame, job_step_s: float | None
 ) -> tuple[str, float, str, list[str]] | None:
@@ -106,26 +132,35 @@ def _own_time_outlier(
     times = times[(times["count"] >= MIN_REPORTS) & times["median"].notna()]
     if len(times) < 2:
         return None
+    medians = times["median"]
+    bases, lows, highs = _others(medians)
     best = None
-    for node, med in times["median"].items():
-        peers = times["median"].drop(index=node)
-        base = float(np.median(peers))
+    for node, med, base, peer_min, peer_max in zip(
+        medians.index.tolist(),
+        medians.tolist(),
+        bases.tolist(),
+        lows.tolist(),
+        highs.tolist(),
+        strict=True,
+    ):
         if base <= 0 or med <= 0:
             continue
         high = med / base
         low = base / med
-        spread = float(peers.max() / peers.min()) if peers.min() > 0 else np.inf
+        spread = float(peer_max / peer_min) if peer_min > 0 else np.inf
         peers_wait = job_step_s is None or base >= WAIT_SHARE * job_step_s
         if high >= STRAGGLER_FACTOR and (best is None or high > best[1]):
-            best = (str(node), high, "slow", sorted(map(str, peers.index), key=_node_order))
+            best = (node, high, "slow")
         elif (
             low >= STRAGGLER_FACTOR
             and spread < 1.5
             and peers_wait
             and (best is None or low > best[1])
         ):
-            best = (str(node), low, "waited for", sorted(map(str, peers.index), key=_node_order))
-    return best
+            best = (node, low, "waited for")
+    if best is None:
+        return None
+    return (str(best[0]), best[1], best[2], _peers_of(medians.index, best[0]))
 
 
 def _step_lag(rows: pd.DataFrame) -> tuple[str, float, str, list[str]] | None:
@@ -141,13 +176,14 @@ def _step_lag(rows: pd.DataFrame) -> tuple[str, float, str, list[str]] | None:
     if ok.sum() < 2:
         return None
     per_s = (reports[ok] / span[ok]).astype(float)
+    bases = _others(per_s)[0]
     best = None
-    for n, r in per_s.items():
-        others = per_s.drop(index=n)
-        base = float(np.median(others))
+    for n, r, base in zip(per_s.index.tolist(), per_s.tolist(), bases.tolist(), strict=True):
         if r > 0 and base / r >= STRAGGLER_FACTOR and (best is None or base / r > best[1]):
-            best = (str(n), base / r, "lags", sorted(map(str, others.index), key=_node_order))
-    return best
+            best = (n, base / r)
+    if best is None:
+        return None
+    return (str(best[0]), best[1], "lags", _peers_of(per_s.index, best[0]))
 
 
 def detect_straggler(

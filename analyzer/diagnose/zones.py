@@ -62,13 +62,32 @@ def zone_offsets(timeline: pd.DataFrame, *, columns: _Columns | None = None) -> 
     pair = (node[1:] == node[:-1]) & (file[1:] == file[:-1]) & (kind[1:] != kind[:-1])
     # local minus absolute time of each neighbouring pair, in seconds
     gap = (ts[1:] - ts[:-1]) / 1e9 * np.where(kind[1:] == 1.0, 1.0, -1.0)
-    gaps = pd.Series(gap[pair]).groupby(node[1:][pair])
-    for code, values in gaps:
-        offset = _zone_step(float(values.median()))
-        if abs(offset) >= SKEW_MIN_S and len(values) >= 2:
+    codes, medians, sizes = _group_medians(node[1:][pair], gap[pair])
+    for code, median, size in zip(codes, medians, sizes, strict=True):
+        offset = _zone_step(median)
+        if abs(offset) >= SKEW_MIN_S and size >= 2:
             fix.offsets[str(node_names[code])] = offset
-            fix.pairs[str(node_names[code])] = len(values)
+            fix.pairs[str(node_names[code])] = size
     return fix
+
+
+def _group_medians(keys: np.ndarray, values: np.ndarray) -> tuple[list, list, list]:
+    """Per key (ascending), the median of its values (NaN left out, as ``Series.median``
+    does; the middle one, or the mean of the two middle ones) and how many values it has:
+    from one sort, not a group of rows per key."""
+    order = np.lexsort((values, keys))  # (NaN sorts last within its key)
+    keys, values = keys[order], values[order]
+    if not len(keys):
+        return [], [], []
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    counted = np.add.reduceat(~np.isnan(values), starts)  # the values that are numbers
+    lo = starts + np.maximum(counted - 1, 0) // 2
+    hi = starts + np.maximum(counted, 1) // 2
+    lo, hi = np.minimum(lo, len(values) - 1), np.minimum(hi, len(values) - 1)
+    medians = np.where(counted > 0, (values[lo] + values[hi]) / 2, np.nan)
+    medians = np.where((counted % 2 == 1), values[lo], medians)
+    return keys[starts].tolist(), [float(m) for m in medians], sizes.tolist()
 
 
 def _zone_step(offset: float) -> float:

@@ -181,11 +181,16 @@ def bad_findings(run: Run, *, notable: bool = False) -> pd.DataFrame:
     ``notable`` keeps only warnings and worse: ``info`` findings record facts (a TF_CONFIG was
     printed, a version was announced) and would read as problems in a chart.
     """
+    cache = run.__dict__.setdefault("_report_bad_findings", {})
+    got = cache.get(notable)
+    if got is not None and got[0] is run.findings:
+        return got[1]
     found = run.findings
     if len(found) and "benign" in found.columns:
         found = found[~found["benign"].fillna(False).astype(bool)]
     if notable and len(found) and "severity" in found.columns:
         found = found[found["severity"].isin(NOTABLE).to_numpy(dtype=bool)]
+    cache[notable] = (run.findings, found)  # (kept while the run's findings are these)
     return found
 
 
@@ -222,27 +227,56 @@ def finding_groups(run: Run) -> list[FindingGroup]:
     if "repeats" not in frame.columns:
         frame["repeats"] = 1
     grouped = frame.groupby(["category", "node"], sort=False, observed=True)
-    firsts = grouped.head(1).set_index(["category", "node"])
+    firsts = grouped.head(1)
+    # (the cells as a row of the frame holds them: pd.NA for a missing Arrow value)
+    example = dict(
+        zip(
+            zip(_cells(firsts["category"]), _cells(firsts["node"]), strict=True),
+            zip(
+                _cells(firsts["pattern_id"]),
+                _cells(firsts["severity"]),
+                _cells(firsts["message"]),
+                strict=True,
+            ),
+            strict=True,
+        )
+    )
     stats = grouped["ts"].agg(["min", "max"])
     stats["size"] = grouped["repeats"].sum()
     out = []
-    for (category, node), row in stats.iterrows():
-        ex = firsts.loc[(category, node)]
+    for (category, node), first, last, size in zip(
+        stats.index.tolist(),
+        stats["min"].tolist(),
+        stats["max"].tolist(),
+        stats["size"].tolist(),
+        strict=True,
+    ):
+        pattern_id, severity, message = example[(category, node)]
         out.append(
             FindingGroup(
                 category=str(category),
                 node=str(node),
-                count=int(row["size"]),
-                first=row["min"],
-                last=row["max"],
-                pattern_id=str(ex["pattern_id"]),
-                severity=str(ex["severity"]),
-                message=str(ex["message"]),
+                count=int(size),
+                first=first,
+                last=last,
+                pattern_id=str(pattern_id),
+                severity=str(severity),
+                message=str(message),
             )
         )
     rank = {c: i for i, c in enumerate(CATEGORIES)}
     out.sort(key=lambda g: (rank.get(g.category, 99), g.category, node_sort_key(g.node)))
     return out
+
+
+def _cells(column: pd.Series) -> list:
+    """A column's values as a row taken out of its frame holds them (``pd.NA`` for a missing
+    Arrow value), from the whole column at once."""
+    import pandas as pd
+
+    if isinstance(column.dtype, (pd.ArrowDtype, pd.StringDtype)):
+        return column.to_numpy(dtype=object).tolist()
+    return column.tolist()
 
 
 def findings_matrix(run: Run) -> tuple[list[str], list[str], dict[tuple[str, str], int]]:
@@ -326,7 +360,7 @@ def context(run: Run, row: int, node: str, before: int = 3, after: int = 2) -> l
     pick = rows[max(0, pos - before) : pos + after + 1]
     tl = run.timeline
     cols = [c for c in ("ts", "line_no", "level", "raw", "message", "file") if c in tl.columns]
-    part = tl.iloc[pick][cols]
+    part = tl.iloc[pick, [tl.columns.get_loc(c) for c in cols]]  # (only these cells copied)
     out = []
     for r, rec in zip(pick.tolist(), part.itertuples(index=False), strict=True):
         line_no = text_of(getattr(rec, "line_no", None))
@@ -357,15 +391,35 @@ def first_error_row(run: Run, node: NodeReport) -> int | None:
     found = bad_findings(run, notable=True)
     if len(found) == 0:
         return None
-    mine = found[(found["node"] == node.node).to_numpy(dtype=bool)]
-    if len(mine) == 0:
+    at_node = _findings_by_node(run, found).get(node.node)
+    if at_node is None:
         return None
+    mine = found.iloc[at_node]
     if t is not None:
         at = mine[(mine["ts"] >= t).fillna(False).to_numpy(dtype=bool)]
         if len(at):
             return int(at.index[0])
     severe = mine[mine["severity"].isin(["error", "fatal", "critical"]).to_numpy(dtype=bool)]
     return int((severe if len(severe) else mine).index[0])
+
+
+def _findings_by_node(run: Run, found: pd.DataFrame) -> dict[str, Any]:
+    """Per node, the positions of its rows in ``found`` (ascending), computed once per run."""
+    cache = run.__dict__.get("_report_findings_by_node")
+    if cache is not None and cache[0] is found:
+        return cache[1]
+    import numpy as np
+    import pandas as pd
+
+    codes, uniques = pd.factorize(found["node"], sort=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    out: dict[str, Any] = {}
+    for i, name in enumerate(uniques.tolist()):
+        if isinstance(name, str):  # (``found["node"] == node`` matches only a string)
+            out[name] = order[bounds[i] : bounds[i + 1]]
+    run.__dict__["_report_findings_by_node"] = (found, out)
+    return out
 
 
 def time_range(run: Run) -> tuple[Any, Any]:

@@ -272,23 +272,28 @@ def _progress(run: Run, figures: bool) -> dict[str, Any] | None:
     def num(value: Any, fmt: str) -> str:
         return "—" if value is None or value != value else format(float(value), fmt)
 
+    shown = summ.iloc[:MAX_NODE_SECTIONS]
+    columns = ("reports", "last_step", "last_step_time", "rate", "step_time_s")
+    columns += ("report_interval_s", "sources")
     rows = [
         {
             "node": str(node),
             "rc": node == run.root_cause.node,
-            "reports": f"{int(r['reports']):,}",
-            "last_step": num(r["last_step"], "g"),
-            "last_step_time": C.fmt_time(r["last_step_time"], date=False)
-            if r["last_step_time"] == r["last_step_time"]
+            "reports": f"{int(reports):,}",
+            "last_step": num(last_step, "g"),
+            "last_step_time": C.fmt_time(last_step_time, date=False)
+            if last_step_time == last_step_time
             else "—",
-            "rate": num(r["rate"], ".3g"),
-            "step_time": num(r["step_time_s"], ".3g"),
-            "interval": num(r["report_interval_s"], ".3g"),
-            "sources": str(r["sources"]),
+            "rate": num(rate, ".3g"),
+            "step_time": num(step_time, ".3g"),
+            "interval": num(interval, ".3g"),
+            "sources": str(sources),
         }
-        for node, r in summ.iterrows()
+        for node, reports, last_step, last_step_time, rate, step_time, interval, sources in zip(
+            shown.index.tolist(), *(shown[c].tolist() for c in columns), strict=True
+        )
     ]
-    return {"figure": figure, "rows": rows[:MAX_NODE_SECTIONS]}
+    return {"figure": figure, "rows": rows}
 
 
 def _baseline(run: Run, R) -> dict[str, Any] | None:

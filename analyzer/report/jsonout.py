@@ -61,6 +61,25 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 def clean(obj: Any) -> Any:
     """``obj`` as JSON-safe plain Python data (see the module docstring)."""
+    kind = type(obj)  # (the usual exact types first: a report holds hundreds of thousands)
+    if kind is str:
+        return obj if obj.isascii() or not _SURROGATE.search(obj) else _SURROGATE.sub("\ufffd", obj)
+    if kind is dict:
+        return {
+            (k if type(k) is str and k.isascii() else str(clean(k))): clean(v)
+            for k, v in obj.items()
+        }
+    if kind is list:
+        return [clean(v) for v in obj]
+    if kind is int or kind is bool or obj is None:
+        return obj
+    if kind is float:
+        return obj if math.isfinite(obj) else None
+    return _clean_other(obj)
+
+
+def _clean_other(obj: Any) -> Any:
+    """:func:`clean` of anything but an exact str, dict, list, int or bool."""
     if obj is None or isinstance(obj, bool):
         return obj
     if isinstance(obj, str):

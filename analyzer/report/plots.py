@@ -485,6 +485,65 @@ def figure_data_uri(fig: Figure, fmt: str = "svg") -> str:
 
 #: Nodes named in the progress figure's legend; beyond it, peers are drawn grey and unnamed.
 PROGRESS_LEGEND = 12
+_GREY = {"color": "#9aa4b1", "lw": 0.8, "ms": 0, "zorder": 2, "marker": "."}
+
+
+def _progress_groups(progress: pd.DataFrame, many: bool, highlight: str | None) -> Any:
+    """``progress.groupby("node", sort=True)``; with ``many`` nodes (the others drawn grey by
+    :func:`_plot_grey_peers`) only the group of ``highlight``, if it reported."""
+    if not many:
+        return progress.groupby("node", sort=True)
+    if highlight is None:
+        return []
+    mine = progress[(progress["node"] == highlight).to_numpy(dtype=bool)]
+    return [(highlight, mine)] if len(mine) else []
+
+
+def _plot_grey_peers(
+    progress: pd.DataFrame, highlight: str | None, ax_step: Any, ax_rate: Any, ax_own: Any
+) -> None:
+    """Every node but ``highlight`` drawn grey: per panel one line whose pieces (one per node,
+    separated by a gap) are what the node's own line would be."""
+    import numpy as np
+    import pandas as pd
+
+    keep = (progress["node"] != highlight).to_numpy(dtype=bool) if highlight is not None else None
+    rows = progress if keep is None else progress[keep]
+    codes, _ = pd.factorize(rows["node"], sort=True)
+    order = np.argsort(codes, kind="stable")
+    order = order[codes[order] >= 0]
+    codes = codes[order]
+    timed = rows["timed"].to_numpy(dtype=bool)[order]
+    step = rows["step"].to_numpy(dtype=float, na_value=np.nan)[order]
+    rate = rows["rate"].to_numpy(dtype=float, na_value=np.nan)[order]
+    own = rows["step_time_s"].to_numpy(dtype=float, na_value=np.nan)[order]
+    ts = rows["ts"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+    ts = ts[order]
+
+    def line(ax: Any, x: np.ndarray, y: np.ndarray, which: np.ndarray, gap: Any) -> None:
+        if ax is None or not which.any():
+            return
+        # a gap (NaN) after each node's last point breaks the line there
+        c = codes[which]
+        last = np.r_[c[1:] != c[:-1], True]
+        xs, ys = x[which], y[which]
+        at = np.flatnonzero(last) + 1
+        ax.plot(np.insert(xs, at, gap), np.insert(ys, at, np.nan), **_GREY)
+
+    line(ax_step, ts, step, timed & ~np.isnan(step), np.datetime64("NaT"))
+    line(ax_rate, ts, rate, timed & ~np.isnan(rate), np.datetime64("NaT"))
+    line(ax_own, step, own, ~np.isnan(step) & ~np.isnan(own), np.nan)
+
+
+def _untimed(progress: pd.DataFrame) -> list[str]:
+    """The nodes none of whose reports has a time of its own, in group-by order."""
+    import numpy as np
+    import pandas as pd
+
+    codes, uniques = pd.factorize(progress["node"], sort=True)
+    timed = progress["timed"].to_numpy(dtype=bool) & (codes >= 0)
+    has = np.bincount(codes[timed], minlength=len(uniques)) > 0
+    return [str(u) for u, h in zip(uniques.tolist(), has.tolist(), strict=True) if not h]
 
 
 def plot_progress(
@@ -526,7 +585,10 @@ def plot_progress(
         nodes = sorted(progress["node"].unique(), key=str)
         many = len(nodes) > PROGRESS_LEGEND
         untimed = []
-        for node, rows in progress.groupby("node", sort=True):
+        if many:  # the unnamed grey peers: one line per panel, broken between nodes
+            _plot_grey_peers(progress, highlight, ax_step, ax_rate, ax_own)
+            untimed = _untimed(progress)
+        for node, rows in _progress_groups(progress, many, highlight):
             bold = highlight is not None and node == highlight
             kw: dict[str, Any] = {"lw": 1.2, "zorder": 2, "marker": ".", "ms": 3}
             if bold:
@@ -537,7 +599,8 @@ def plot_progress(
                 kw["label"] = str(node)
             timed = rows[rows["timed"].to_numpy(dtype=bool)]
             if timed.empty:
-                untimed.append(str(node))
+                if not many:
+                    untimed.append(str(node))
             elif ax_step is not None:
                 times = timed["ts"].dt.tz_convert("UTC").dt.tz_localize(None)
                 stepped = timed["step"].notna().to_numpy()

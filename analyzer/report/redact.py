@@ -693,7 +693,19 @@ class Redactor:
         return self(text)
 
     def obj(self, obj: Any, *, skip: frozenset[str] = frozenset()) -> Any:
-        return redact_obj(obj, skip=skip, fn=self) if self.enabled else obj
+        if not self.enabled:
+            return obj
+        done: dict[str, Any] = {}  # (a report repeats its strings: each redacted once)
+
+        def once(text: Any) -> Any:
+            if type(text) is not str:
+                return self(text)
+            got = done.get(text)
+            if got is None:
+                got = done[text] = self(text)
+            return got
+
+        return redact_obj(obj, skip=skip, fn=once)
 
 
 NO_REDACTION = Redactor(enabled=False)
