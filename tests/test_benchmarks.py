@@ -223,8 +223,8 @@ def test_measure_reports_the_tree_peak():
     code = CHILDREN.replace("time.sleep(30)", "time.sleep(2)")  # (long enough under load)
     m = bench_run.measure([sys.executable, "-c", code], interval=0.02)
     assert m.exit_code == 0
-    assert m.tree_rss_mb >= 150
-    assert m.max_rss_mb < 150  # the largest single process holds about 100 MB
+    assert m.tree_rss_mb >= 150  # two children of ~100 MB each: counted together
+    assert m.tree_rss_mb >= m.max_rss_mb  # never below the largest process's exact peak
 
 
 def test_pools_file_is_what_load_reads():
