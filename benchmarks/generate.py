@@ -409,6 +409,16 @@ def _cascade(pools: Pools) -> list[str]:
     return [e for e in pools.errors if "ps/replica" in e or "UNAVAILABLE" in e] or pools.errors
 
 
+def _plan(out: Path, size: int, nodes: int, seed: int, pools: Pools):
+    """What every multi-node profile starts from: its random draws, the cluster, the bytes per
+    node, the start time, the cascade lines and empty counts (the folder made)."""
+    rng = random.Random(seed)
+    spec, tasks = _tasks(nodes)
+    out.mkdir(parents=True, exist_ok=True)
+    start = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
+    return rng, spec, tasks, size // len(tasks), start, _cascade(pools), Counts()
+
+
 def generate_quiet(
     out: Path, size: int, nodes: int, seed: int, pools: Pools, noisy: float = 0.0
 ) -> Counts:
@@ -419,13 +429,7 @@ def generate_quiet(
     With ``noisy`` > 0, that share of the lines are repeated warnings instead (``noisy`` profile);
     at 0 the random draws, and so the output, are those of the generator before profiles.
     """
-    rng = random.Random(seed)
-    spec, tasks = _tasks(nodes)
-    out.mkdir(parents=True, exist_ok=True)
-    per_node = size // len(tasks)
-    start = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
-    cascade = _cascade(pools)
-    counts = Counts()
+    rng, spec, tasks, per_node, start, cascade, counts = _plan(out, size, nodes, seed, pools)
     kinds = sorted(pools.warnings)
     retime, step_line = Retimer(), StepLines()
     for job, index in tasks:
@@ -486,13 +490,7 @@ def generate_storm(out: Path, size: int, nodes: int, seed: int, pools: Pools) ->
     """Per node, a crash loop until the budget: a few start-up lines and steps, then a burst of
     real connection errors (a retry loop logs the same few again and again, ports varying), then
     a real traceback; the process restarts. Then the lost-``ps:0`` cascade, as every profile."""
-    rng = random.Random(seed)
-    spec, tasks = _tasks(nodes)
-    out.mkdir(parents=True, exist_ok=True)
-    per_node = size // len(tasks)
-    start = datetime(2026, 11, 22, 3, 0, 0, tzinfo=UTC)
-    cascade = _cascade(pools)
-    counts = Counts()
+    rng, spec, tasks, per_node, start, cascade, counts = _plan(out, size, nodes, seed, pools)
     retime, step_line = Retimer(), StepLines()
     for job, index in tasks:
         name = _file_name(job, index)
