@@ -419,6 +419,14 @@ def _plan(out: Path, size: int, nodes: int, seed: int, pools: Pools):
     return rng, spec, tasks, size // len(tasks), start, _cascade(pools), Counts()
 
 
+def _write_cascade(f, rng: random.Random, retime, cascade: list[str], when, counts: Counts):
+    """The end of a node's log in every profile: a burst of the lost-``ps:0`` cascade's lines."""
+    burst = [retime(line, when) for line in rng.sample(cascade, min(12, len(cascade)))]
+    f.write("\n".join(burst) + "\n")
+    counts.lines += len(burst)
+    counts.error_lines += len(burst)
+
+
 def generate_quiet(
     out: Path, size: int, nodes: int, seed: int, pools: Pools, noisy: float = 0.0
 ) -> Counts:
@@ -478,11 +486,7 @@ def generate_quiet(
                 counts.lines += len(chunk)
                 chunk = []
             if (job, index) != ("ps", 0):
-                when += timedelta(seconds=2)
-                burst = [retime(line, when) for line in rng.sample(cascade, min(12, len(cascade)))]
-                f.write("\n".join(burst) + "\n")
-                counts.lines += len(burst)
-                counts.error_lines += len(burst)
+                _write_cascade(f, rng, retime, cascade, when + timedelta(seconds=2), counts)
     return counts
 
 
@@ -529,11 +533,7 @@ def generate_storm(out: Path, size: int, nodes: int, seed: int, pools: Pools) ->
                 counts.lines += len(chunk)
                 counts.error_lines += len(chunk) - quiet
             if (job, index) != ("ps", 0):
-                when += timedelta(seconds=2)
-                burst = [retime(line, when) for line in rng.sample(cascade, min(12, len(cascade)))]
-                f.write("\n".join(burst) + "\n")
-                counts.lines += len(burst)
-                counts.error_lines += len(burst)
+                _write_cascade(f, rng, retime, cascade, when + timedelta(seconds=2), counts)
     return counts
 
 
