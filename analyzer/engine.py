@@ -64,13 +64,17 @@ def run_all(
     total_bytes = sum(s.size for s in sources)
     workers = workers or (os.cpu_count() or 1)
     if workers > 1 and len(sources) > 1 and total_bytes >= PARALLEL_THRESHOLD:
-        groups = batches(sources, workers * 4)
+        count = workers * 4
+        if work.batch_bytes:
+            count = max(count, -(-total_bytes // work.batch_bytes))
+        groups = batches(sources, count)
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = [pool.submit(process_batch, group, work) for group in groups]
             yield from _collect(futures, len(sources), progress)
         return
     done = 0
-    for group in batches(sources, max(1, total_bytes // (64 * 1024 * 1024))):
+    limit = work.batch_bytes or 64 * 1024 * 1024
+    for group in batches(sources, max(1, total_bytes // limit)):
         for result in process_batch(group, work):
             done += 1
             if progress:
@@ -79,9 +83,15 @@ def run_all(
 
 
 def _collect(futures, total: int, progress: Any) -> Iterator[Parsed]:
+    """The results of ``futures`` in order; each is let go of once handed on."""
     done = 0
-    for fut in futures:
-        for result in fut.result():
+    futures = list(futures)
+    for i in range(len(futures)):
+        fut, futures[i] = futures[i], None
+        results = fut.result()
+        del fut
+        while results:
+            result = results.pop(0)
             done += 1
             if progress:
                 progress(done, total, result.source.name)

@@ -7,11 +7,12 @@ Accounting holds for every file: ``lines_read == lines_in_timeline + lines_rejec
 from __future__ import annotations
 
 import os
+import tempfile
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ from analyzer.timeline import (
     resolve_times,
     resolve_times_of,
     sort_timeline,
+    write_parquet_batches,
 )
 
 
@@ -152,12 +154,41 @@ class _Stream:
     """The events of one node from one source (a multi-rank file gives several streams)."""
 
     parsed: Parsed
-    table: pa.Table
+    data: pa.Table | None  #: its events; None while they are spilled (:meth:`spill_to`)
     hint: NameHint
     facts: ContentFacts
     whole_file: bool = True
     node: str | None = None
     identity: str = "name"
+    rows: int = 0
+    spilled: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.rows = self.data.num_rows if self.data is not None else 0
+
+    @property
+    def table(self) -> pa.Table:
+        """Its events (read back from the spill file when spilled)."""
+        if self.data is None:
+            with pa.OSFile(str(self.spilled), "rb") as f:
+                self.data = pa.ipc.open_file(f).read_all()
+        return self.data
+
+    def spill_to(self, path: Path) -> None:
+        """Write the events to an Arrow file at ``path`` and let go of them."""
+        assert self.data is not None
+        options = pa.ipc.IpcWriteOptions(compression="lz4")
+        with (
+            pa.OSFile(str(path), "wb") as f,
+            pa.ipc.new_file(f, self.data.schema, options=options) as w,
+        ):
+            w.write_table(self.data)
+        self.spilled, self.data = path, None
+
+    def release(self) -> None:
+        """Let go of the events of a spilled stream (they are read again when needed)."""
+        if self.spilled is not None:
+            self.data = None
 
 
 def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
@@ -243,6 +274,12 @@ def _separate_twins(
             )
 
 
+#: Events per batch of a streamed ingest (:func:`ingest_to_parquet`).
+BATCH_ROWS = 250_000
+#: A streamed ingest gives each task of the engine at most this many bytes of logs.
+SPILL_BATCH_BYTES = 16 * 1024 * 1024
+
+
 def ingest(
     paths: Iterable[str | os.PathLike[str]],
     *,
@@ -269,12 +306,101 @@ def ingest(
     a file has no dated line. ``progress`` is an optional callable ``(done, total, name)``.
     Raises :class:`analyzer.sources.UsageError` for a path that does not exist.
     """
-    found = discover(paths, follow_links=follow_links)
-    problems = list(found.problems)
-    skipped = list(found.skipped)
-    work = Work(max_bytes=max_bytes, keep=keep, rules=rules, regex_timeout=regex_timeout)
-    parsed = list(
-        run_all(
+    plan = _Plan.read(
+        paths,
+        Work(max_bytes=max_bytes, keep=keep, rules=rules, regex_timeout=regex_timeout),
+        follow_links=follow_links,
+        engine=engine,
+        scheduler=scheduler,
+        workers=workers,
+        progress=progress,
+    )
+    tables = list(plan.rows(tz, node_tz or {}, year))
+    timeline = sort_timeline(pa.concat_tables(tables)) if tables else empty_table()
+    return plan.result(timeline)
+
+
+def ingest_to_parquet(
+    paths: Iterable[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
+    *,
+    tz: str | None = None,
+    node_tz: dict[str, str] | None = None,
+    year: int | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow_links: bool = False,
+    rules: RuleSet | None = None,
+    regex_timeout: float = 0.5,
+    engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: Any = None,
+    batch_rows: int = BATCH_ROWS,
+) -> tuple[Ingest, int]:
+    """Read every log under ``paths`` and write the whole timeline to Parquet at ``output``
+    without holding it in memory: ``(the ingest's account, events written)``.
+
+    Each parsed file's events are spilled to a temporary Arrow file as they arrive; once every
+    node is known they are resolved (times, nodes) and written in batches of about
+    ``batch_rows`` events, each sorted by time (:func:`analyzer.timeline.write_parquet_batches`:
+    the rows of a batch are in time order, the batches in node order; :func:`analyzer.timeline.
+    read_parquet` sorts the whole timeline). Memory grows with the largest file and the batch,
+    not with the input. The returned :class:`Ingest` has an empty ``timeline``.
+    """
+    with tempfile.TemporaryDirectory(prefix="tfdiag-spill-") as spill:
+        plan = _Plan.read(
+            paths,
+            Work(
+                max_bytes=max_bytes,
+                rules=rules,
+                regex_timeout=regex_timeout,
+                batch_bytes=SPILL_BATCH_BYTES,
+            ),
+            follow_links=follow_links,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            progress=progress,
+            spill=Path(spill),
+        )
+        batches = (
+            sort_timeline(t) for t in plan.rows(tz, node_tz or {}, year, batch_rows=batch_rows)
+        )
+        written = write_parquet_batches(batches, output)
+        return plan.result(empty_table()), written
+
+
+@dataclass
+class _Plan:
+    """The sources read, parsed and assigned to nodes; their rows not yet built."""
+
+    streams: list[_Stream]  #: in timeline order: by node, oldest rotation first
+    infos: list[NodeInfo]  #: the node of each stream
+    nodes: dict[str, NodeInfo]
+    problems: list[Problem]
+    skipped: list[Problem]
+    files: dict[str, FileReport] = field(default_factory=dict)
+
+    @classmethod
+    def read(
+        cls,
+        paths: Iterable[str | os.PathLike[str]],
+        work: Work,
+        *,
+        follow_links: bool,
+        engine: str,
+        scheduler: str | None,
+        workers: int | None,
+        progress: Any,
+        spill: Path | None = None,
+    ) -> _Plan:
+        """Discover, parse (on ``engine``) and decide each stream's node. With ``spill``, each
+        stream's events go to an Arrow file in that folder as soon as they arrive."""
+        found = discover(paths, follow_links=follow_links)
+        problems = list(found.problems)
+        skipped = list(found.skipped)
+        streams: list[_Stream] = []
+        results = run_all(
             found.sources,
             work,
             engine=engine,
@@ -282,100 +408,127 @@ def ingest(
             scheduler=scheduler,
             progress=progress,
         )
-    )
+        for p in results:
+            problems.extend(Problem(p.source.name, msg) for msg in p.problems)
+            if p.skipped:
+                skipped.append(Problem(p.source.name, p.skipped))
+                continue
+            if p.error:
+                problems.append(Problem(p.source.name, p.error))
+                continue
+            assert p.parsed is not None
+            hint = hint_from_name(p.source.logical_name, p.source.parent_names)
+            pieces = _split_by_rank(p)
+            for table, rank in pieces:
+                if rank is not None:
+                    hint = NameHint(
+                        hint.job or "worker", _task_index(rank), hint.stem, hint.rotation
+                    )
+                facts = _facts(table["message"], p.source.name, problems)
+                stream = _Stream(p, table, hint, facts, whole_file=len(pieces) == 1)
+                if spill is not None:
+                    stream.spill_to(spill / f"{len(streams)}.arrow")
+                streams.append(stream)
+            if spill is not None:
+                p.parsed.table = None  # type: ignore[assignment]  # its pieces are spilled
+        _decide_nodes(streams, problems)
 
-    streams: list[_Stream] = []
-    files: dict[str, FileReport] = {}
-    for p in parsed:
-        problems.extend(Problem(p.source.name, msg) for msg in p.problems)
-        if p.skipped:
-            skipped.append(Problem(p.source.name, p.skipped))
-            continue
-        if p.error:
-            problems.append(Problem(p.source.name, p.error))
-            continue
-        assert p.parsed is not None
-        hint = hint_from_name(p.source.logical_name, p.source.parent_names)
-        pieces = _split_by_rank(p)
-        for table, rank in pieces:
-            if rank is not None:
-                hint = NameHint(hint.job or "worker", _task_index(rank), hint.stem, hint.rotation)
-            facts = _facts(table["message"], p.source.name, problems)
-            streams.append(_Stream(p, table, hint, facts, whole_file=len(pieces) == 1))
-    _decide_nodes(streams, problems)
+        nodes: dict[str, NodeInfo] = {}
+        ordered = sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name))
+        infos: list[NodeInfo] = []
+        for s in ordered:
+            src = s.parsed.source
+            job, _, index = s.node.partition(":")  # type: ignore[union-attr]
+            info = nodes.get(s.node)  # type: ignore[arg-type]
+            if info is None:
+                task_index = _task_index(index)
+                info = nodes[s.node] = NodeInfo(  # type: ignore[index]
+                    s.node,  # type: ignore[arg-type]
+                    job if task_index is not None else None,
+                    task_index,
+                    identity=s.identity,
+                )
+            infos.append(info)
+            if src.name not in info.files:
+                info.files.append(src.name)
+            info.tf_config = info.tf_config or s.facts.tf_config
+            info.cluster = info.cluster or s.facts.cluster
+            info.address = info.address or s.facts.address
+            if s.identity == "content":
+                info.identity = "content"
+        return cls(ordered, infos, nodes, problems, skipped)
 
-    nodes: dict[str, NodeInfo] = {}
-    ordered = sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name))
-    infos: list[NodeInfo] = []
-    for s in ordered:
+    def rows(
+        self, tz: str | None, node_tz: dict[str, str], year: int | None, batch_rows: int = 0
+    ) -> Iterator[pa.Table]:
+        """The timeline rows of every stream, in stream order, in tables of about
+        ``batch_rows`` rows (0: one table), each not yet sorted. Times are resolved and the
+        files' accounts completed as the streams are reached."""
+        carry: dict[str, int] = {}  #: node → the last time of its previous piece (ns)
+        start = 0
+        while start < len(self.streams):
+            end, size = start, 0
+            while end < len(self.streams) and (
+                not batch_rows or end == start or size + self.streams[end].rows <= batch_rows
+            ):
+                size += self.streams[end].rows
+                end += 1
+            streams, infos = self.streams[start:end], self.infos[start:end]
+            times = _times(streams, tz, node_tz, year, self.problems)
+            for k, s in enumerate(streams):
+                times[k] = self._account(s, infos[k], times[k], carry, year)
+            self.problems.extend(_anomalies(streams, times))
+            yield _timeline_rows(streams, infos, times)
+            for s in streams:
+                s.release()
+            start = end
+
+    def _account(self, s: _Stream, info: NodeInfo, times: tuple, carry: dict, year):
         src = s.parsed.source
-        job, _, index = s.node.partition(":")  # type: ignore[union-attr]
-        info = nodes.get(s.node)  # type: ignore[arg-type]
-        if info is None:
-            task_index = _task_index(index)
-            info = nodes[s.node] = NodeInfo(  # type: ignore[index]
-                s.node,  # type: ignore[arg-type]
-                job if task_index is not None else None,
-                task_index,
-                identity=s.identity,
-            )
-        infos.append(info)
-        if src.name not in info.files:
-            info.files.append(src.name)
-        info.tf_config = info.tf_config or s.facts.tf_config
-        info.cluster = info.cluster or s.facts.cluster
-        info.address = info.address or s.facts.address
-        if s.identity == "content":
-            info.identity = "content"
-    times = _times(ordered, tz, node_tz or {}, year, problems)
-    carry: dict[str, int] = {}  #: node → the last time of its previous piece (ns)
-    for k, (s, info) in enumerate(zip(ordered, infos, strict=True)):
-        src = s.parsed.source
-        ts, origin, notes, last = times[k]
-        if ts.null_count and carry.get(s.node) is not None:  # type: ignore[arg-type]
+        ts, origin, notes, last = times
+        if ts.null_count and carry.get(s.node) is not None:
             # lines before a piece's first timed line follow the node's previous piece (an
             # older rotation, read first): a rotated log of untimed lines keeps its order
             origin = pc.if_else(pc.is_null(ts), "inherited", origin)
-            ts = pc.fill_null(ts, pa.scalar(carry[s.node], pa.timestamp("ns", tz="UTC")))  # type: ignore[index]
-            times[k] = (ts, origin, notes, last)
+            ts = pc.fill_null(ts, pa.scalar(carry[s.node], pa.timestamp("ns", tz="UTC")))
         if last is not None:
             carry[s.node] = last  # type: ignore[index]
         if year and "year" in notes:
             notes["year"] = notes["year"].replace("the file's date or --year", "--year")
-        report = files.get(src.name)
+        parsed_lines = s.parsed.parsed
+        assert parsed_lines is not None
+        report = self.files.get(src.name)
         if report is None:
-            report = files[src.name] = FileReport(
+            report = self.files[src.name] = FileReport(
                 src.name,
                 s.node,  # type: ignore[arg-type]
-                lines_read=s.parsed.parsed.lines_read,  # type: ignore[union-attr]
-                rejected=dict(s.parsed.parsed.rejected),  # type: ignore[union-attr]
-                wrapper=s.parsed.parsed.wrapper,  # type: ignore[union-attr]
+                lines_read=parsed_lines.lines_read,
+                rejected=dict(parsed_lines.rejected),
+                wrapper=parsed_lines.wrapper,
             )
-        parsed_lines = s.parsed.parsed  # type: ignore[union-attr]
+        table = s.table
         if s.whole_file:
             lines = parsed_lines.lines_in_timeline
         else:  # one rank of a multi-rank file: its events' lines
-            lines = int(
-                pc.sum(pc.add(pc.subtract(s.table["line_end"], s.table["line_no"]), 1)).as_py() or 0
-            )
+            spans = pc.add(pc.subtract(table["line_end"], table["line_no"]), 1)
+            lines = int(pc.sum(spans).as_py() or 0)
         report.lines_in_timeline = parsed_lines.lines_in_timeline
         info.lines += lines
-        report.events += s.table.num_rows
+        report.events += table.num_rows
         if s.whole_file:
             for name, n in parsed_lines.formats.items():
                 report.formats[name] = report.formats.get(name, 0) + n
         else:
-            for f in pc.value_counts(s.table["format"]).to_pylist():
+            for f in pc.value_counts(table["format"]).to_pylist():
                 report.formats[f["values"]] = report.formats.get(f["values"], 0) + f["counts"]
         report.notes.update(notes)
-    problems.extend(_anomalies(ordered, times))
-    tables = [_timeline_rows(ordered, infos, times)] if ordered else []
+        return ts, origin, notes, last
 
-    _add_missing_nodes(nodes)
-    for info in nodes.values():
-        info.host = info.host or _host_of(info)
-    timeline = sort_timeline(pa.concat_tables(tables)) if tables else empty_table()
-    return Ingest(timeline, list(files.values()), nodes, problems, skipped)
+    def result(self, timeline: pa.Table) -> Ingest:
+        _add_missing_nodes(self.nodes)
+        for info in self.nodes.values():
+            info.host = info.host or _host_of(info)
+        return Ingest(timeline, list(self.files.values()), self.nodes, self.problems, self.skipped)
 
 
 def _timeline_rows(streams: list[_Stream], infos: list[NodeInfo], times: list) -> pa.Table:

@@ -45,6 +45,9 @@ class Work:
     keep: Keep | None = None
     rules: RuleSet | None = None
     regex_timeout: float = 0.5
+    #: At most this many bytes of logs in one task of the engine (0: the engine decides);
+    #: a task's events all travel back at once, so a full parse wants small tasks.
+    batch_bytes: int = 0
 
 
 def process_source(src: Source, work: Work) -> Parsed:

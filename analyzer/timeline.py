@@ -42,6 +42,7 @@ Columns (:data:`SCHEMA`):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -292,6 +293,42 @@ def write_parquet(table: pa.Table | pd.DataFrame, path: str | Path) -> None:
     pq.write_table(table, path, compression="zstd")
 
 
+def write_parquet_batches(tables: Iterable[pa.Table], path: str | Path) -> int:
+    """Write a timeline that comes in pieces (see :func:`analyzer.ingest.ingest_to_parquet`)
+    to Parquet as :func:`write_parquet` does, one piece at a time; returns the rows written.
+
+    Each piece becomes its own row groups, in the order given: the file is in time order
+    within each piece, not across them (:func:`read_parquet` sorts; so does ``ORDER BY ts``).
+    """
+    tables = (t.cast(SCHEMA) for t in tables)
+    written = 0
+
+    def counted() -> Iterator[pa.RecordBatch]:
+        nonlocal written
+        for table in tables:
+            written += table.num_rows
+            yield from table.to_batches()
+
+    if str(path).endswith("/") or Path(path).is_dir():
+        import pyarrow.dataset as ds
+
+        ds.write_dataset(
+            pa.RecordBatchReader.from_batches(SCHEMA, counted()),
+            str(path),
+            format="parquet",
+            partitioning=["job"],
+            partitioning_flavor="hive",
+            existing_data_behavior="delete_matching",
+            file_options=ds.ParquetFileFormat().make_write_options(compression="zstd"),
+        )
+        return written
+    with pq.ParquetWriter(str(path), SCHEMA, compression="zstd") as writer:
+        for table in tables:
+            written += table.num_rows
+            writer.write_table(table)
+    return written
+
+
 def read_parquet(path: str | Path) -> pd.DataFrame:
     """Read a timeline written by :func:`write_parquet` (or ``tfdiag ingest``), file or folder."""
     if Path(path).is_dir():
@@ -300,7 +337,7 @@ def read_parquet(path: str | Path) -> pd.DataFrame:
         table = ds.dataset(str(path), format="parquet", partitioning="hive").to_table()
         table = _complete(table.cast(pa.schema([SCHEMA.field(n) for n in table.column_names])))
         return to_pandas(sort_timeline(table).select(SCHEMA.names))
-    return to_pandas(_complete(pq.read_table(path)))
+    return to_pandas(sort_timeline(_complete(pq.read_table(path))))
 
 
 def _complete(table: pa.Table) -> pa.Table:
