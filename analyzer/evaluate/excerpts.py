@@ -4,15 +4,15 @@ Each excerpt is what a user pastes: one node's lines, no peers. Every file is an
 own, exactly as ``tfdiag analyze FILE`` does (the condensed path), and the verdict's category is
 compared with the row's ``label`` (``benign`` expects ``none``). The table gives, per family,
 recall (failures whose category is right) and benign-clean (benign excerpts judged ``none``)
-for the ``tune``, ``holdout``, ``fresh`` and ``fresh3`` splits and for all::
+for the ``tune`` and ``holdout`` splits, each batch (``fresh``, ``fresh3``, ``fresh4``) and all::
 
     python -m analyzer.evaluate.excerpts tests/corpus/excerpts
     tfdiag evaluate tests/corpus/excerpts
 
 The split rule is fixed in the corpus's README (``split_of``): rules are written while looking at
-``tune`` only; ``holdout`` is the figure that was not tuned on. ``fresh`` and ``fresh3`` rows were
+``tune`` only; ``holdout`` is the figure that was not tuned on. ``fresh``, ``fresh3`` and ``fresh4`` rows were
 collected as batches after the rules existed, committed with their labels, then measured once
-(``--only fresh``, ``--only fresh3``); their split is their batch, not their name.
+(``--only fresh4``); their split is their batch, not their name.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from typing import Any
 LABELS = "labels.csv"
 COLUMNS = ("file", "label", "family", "source", "split", "notes")
 #: Named splits, in table order; ``all`` is every row.
-NAMED_SPLITS = ("tune", "holdout", "fresh", "fresh3")
+NAMED_SPLITS = ("tune", "holdout", "fresh", "fresh3", "fresh4")
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
 #: Batches collected after the rules existed, each measured once on arrival (their split is the
 #: batch, not the name rule).
-BATCHES = frozenset({FRESH, "fresh3"})
+BATCHES = frozenset({FRESH, "fresh3", "fresh4"})
 
 
 def split_of(file: str) -> str:
@@ -41,7 +41,7 @@ def split_of(file: str) -> str:
 
 
 def valid_split(file: str, split: str) -> bool:
-    """A row's split is a batch measured once on arrival (``fresh``, ``fresh3``) or the name
+    """A row's split is a batch measured once on arrival (see :data:`BATCHES`) or the name
     rule's."""
     return split in BATCHES or split == split_of(file)
 
@@ -128,7 +128,7 @@ def wrong(rows: list[dict[str, Any]]) -> list[str]:
 def main(folder: str | Path, *, only: str | None = None) -> int:
     """Print the table and the wrong verdicts; 0 when every verdict is right, else 1.
 
-    ``only`` (``tune``/``holdout``/``fresh``/``fresh3``) restricts the evaluation to one split.
+    ``only`` (one of :data:`NAMED_SPLITS`) restricts the evaluation to one split.
     """
     if only is not None and only not in NAMED_SPLITS:
         print(f"--only takes one of {', '.join(NAMED_SPLITS)}, not {only!r}")
