@@ -391,7 +391,7 @@ class Keep:
     tail: int = 50
     sample: int = 500
     progress: str = ""
-    progress_blocks: int = 48
+    progress_blocks: int = 16
     per_template: int = 8
 
 
