@@ -280,16 +280,16 @@ def ingest(
     """
     from rich.console import Console
 
-    from analyzer.ingest import ingest_to_parquet
+    from analyzer.ingest import ingest as run_ingest
     from analyzer.report.terminal import print_ingest
     from analyzer.rules import load_rules
     from analyzer.sources import DEFAULT_MAX_BYTES
 
     options = _options(tz, year, patterns, workers, max_bytes, engine=engine, scheduler=scheduler)
     console = Console(stderr=False, highlight=False)
-    result, written = ingest_to_parquet(
+    result = run_ingest(
         paths,
-        output,
+        output=output,
         tz=options.tz,
         node_tz=options.node_tz,
         year=options.year,
@@ -300,7 +300,7 @@ def ingest(
         scheduler=options.scheduler,
     )
     print_ingest(result, console)
-    console.print(f"timeline: {written:,} events written to {output}")
+    console.print(f"timeline: {result.events_written:,} events written to {output}")
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ import os
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -97,6 +97,7 @@ class Ingest:
     nodes: dict[str, NodeInfo]
     problems: list[Problem]
     skipped: list[Problem]
+    events_written: int | None = None  #: rows streamed to Parquet (``ingest(output=...)``)
 
     @property
     def lines_read(self) -> int:
@@ -274,7 +275,7 @@ def _separate_twins(
             )
 
 
-#: Events per batch of a streamed ingest (:func:`ingest_to_parquet`).
+#: Events per batch of a streamed ingest (``ingest(output=...)``).
 BATCH_ROWS = 250_000
 #: A streamed ingest gives each task of the engine at most this many bytes of logs.
 SPILL_BATCH_BYTES = 16 * 1024 * 1024
@@ -295,6 +296,8 @@ def ingest(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: Any = None,
+    output: str | os.PathLike[str] | None = None,
+    batch_rows: int = BATCH_ROWS,
 ) -> Ingest:
     """Read every log under ``paths`` into one timeline.
 
@@ -305,69 +308,30 @@ def ingest(
     per node (``{"worker:1": "Asia/Tokyo"}``), ``year`` is used for year-less absl times when
     a file has no dated line. ``progress`` is an optional callable ``(done, total, name)``.
     Raises :class:`analyzer.sources.UsageError` for a path that does not exist.
+
+    With ``output`` (a Parquet file, or a folder for a dataset partitioned by job) the timeline
+    is streamed there instead of held (the result's ``timeline`` is then empty and
+    ``events_written`` says how many rows went out). Each parsed file's events are spilled to
+    a temporary Arrow file as they arrive; once every node is known they are resolved and
+    written in batches of about ``batch_rows`` events, each sorted by time (the batches are in
+    node order; :func:`analyzer.timeline.read_parquet` sorts the whole). Memory then grows with
+    the largest file and the batch, not with the input.
     """
-    plan = _Plan.read(
-        paths,
-        Work(max_bytes=max_bytes, keep=keep, rules=rules, regex_timeout=regex_timeout),
-        follow_links=follow_links,
-        engine=engine,
-        scheduler=scheduler,
-        workers=workers,
-        progress=progress,
-    )
-    tables = list(plan.rows(tz, node_tz or {}, year))
-    timeline = sort_timeline(pa.concat_tables(tables)) if tables else empty_table()
-    return plan.result(timeline)
-
-
-def ingest_to_parquet(
-    paths: Iterable[str | os.PathLike[str]],
-    output: str | os.PathLike[str],
-    *,
-    tz: str | None = None,
-    node_tz: dict[str, str] | None = None,
-    year: int | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    follow_links: bool = False,
-    rules: RuleSet | None = None,
-    regex_timeout: float = 0.5,
-    engine: str = "local",
-    scheduler: str | None = None,
-    workers: int | None = None,
-    progress: Any = None,
-    batch_rows: int = BATCH_ROWS,
-) -> tuple[Ingest, int]:
-    """Read every log under ``paths`` and write the whole timeline to Parquet at ``output``
-    without holding it in memory: ``(the ingest's account, events written)``.
-
-    Each parsed file's events are spilled to a temporary Arrow file as they arrive; once every
-    node is known they are resolved (times, nodes) and written in batches of about
-    ``batch_rows`` events, each sorted by time (:func:`analyzer.timeline.write_parquet_batches`:
-    the rows of a batch are in time order, the batches in node order; :func:`analyzer.timeline.
-    read_parquet` sorts the whole timeline). Memory grows with the largest file and the batch,
-    not with the input. The returned :class:`Ingest` has an empty ``timeline``.
-    """
+    work = Work(max_bytes=max_bytes, keep=keep, rules=rules, regex_timeout=regex_timeout)
+    where = {"follow_links": follow_links, "engine": engine, "scheduler": scheduler}
+    where |= {"workers": workers, "progress": progress}
+    if output is None:
+        plan = _Plan.read(paths, work, **where)
+        tables = list(plan.rows(tz, node_tz or {}, year))
+        return plan.result(sort_timeline(pa.concat_tables(tables)) if tables else empty_table())
     with tempfile.TemporaryDirectory(prefix="tfdiag-spill-") as spill:
-        plan = _Plan.read(
-            paths,
-            Work(
-                max_bytes=max_bytes,
-                rules=rules,
-                regex_timeout=regex_timeout,
-                batch_bytes=SPILL_BATCH_BYTES,
-            ),
-            follow_links=follow_links,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            progress=progress,
-            spill=Path(spill),
-        )
-        batches = (
-            sort_timeline(t) for t in plan.rows(tz, node_tz or {}, year, batch_rows=batch_rows)
-        )
-        written = write_parquet_batches(batches, output)
-        return plan.result(empty_table()), written
+        work = replace(work, batch_bytes=SPILL_BATCH_BYTES)
+        plan = _Plan.read(paths, work, **where, spill=Path(spill))
+        rows = plan.rows(tz, node_tz or {}, year, batch_rows=batch_rows)
+        written = write_parquet_batches((sort_timeline(t) for t in rows), output)
+        result = plan.result(empty_table())
+        result.events_written = written
+        return result
 
 
 @dataclass

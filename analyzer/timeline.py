@@ -294,7 +294,7 @@ def write_parquet(table: pa.Table | pd.DataFrame, path: str | Path) -> None:
 
 
 def write_parquet_batches(tables: Iterable[pa.Table], path: str | Path) -> int:
-    """Write a timeline that comes in pieces (see :func:`analyzer.ingest.ingest_to_parquet`)
+    """Write a timeline that comes in pieces (see ``analyzer.ingest.ingest(output=...)``)
     to Parquet as :func:`write_parquet` does, one piece at a time; returns the rows written.
 
     Each piece becomes its own row groups, in the order given: the file is in time order

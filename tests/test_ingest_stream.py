@@ -1,4 +1,4 @@
-"""``tfdiag ingest`` streamed to Parquet (:func:`analyzer.ingest.ingest_to_parquet`): the same
+"""``tfdiag ingest`` streamed to Parquet (``analyzer.ingest.ingest(output=...)``): the same
 timeline and the same account as the in-memory ingest, written batch by batch from spilled
 streams, whatever the batch size."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyzer.ingest import ingest, ingest_to_parquet
+from analyzer.ingest import ingest
 from analyzer.rules import load_rules
 from analyzer.timeline import read_parquet, to_pandas
 
@@ -37,7 +37,8 @@ def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
 def test_streamed_timeline_equals_the_in_memory_one(run, batch_rows, tmp_path):
     whole = ingest([run], rules=RULES)
     out = tmp_path / "t.parquet"
-    streamed, written = ingest_to_parquet([run], out, rules=RULES, batch_rows=batch_rows)
+    streamed = ingest([run], output=out, rules=RULES, batch_rows=batch_rows)
+    written = streamed.events_written
     assert written == whole.timeline.num_rows > 0
     assert streamed.timeline.num_rows == 0  # nothing held: the rows are in the file
     _same(read_parquet(out), to_pandas(whole.timeline))
@@ -50,7 +51,8 @@ def test_streamed_timeline_equals_the_in_memory_one(run, batch_rows, tmp_path):
 
 def test_small_batches_are_each_in_time_order(tmp_path):
     out = tmp_path / "t.parquet"
-    _, written = ingest_to_parquet([RUNS[0]], out, rules=RULES, batch_rows=40)
+    done = ingest([RUNS[0]], output=out, rules=RULES, batch_rows=40)
+    written = done.events_written
     import pyarrow.parquet as pq
 
     table = pq.read_table(out)
@@ -62,7 +64,8 @@ def test_a_folder_gets_one_partition_per_job(tmp_path):
     out = tmp_path / "dataset"
     out.mkdir()
     whole = ingest([RUNS[0]], rules=RULES)
-    _, written = ingest_to_parquet([RUNS[0]], out, rules=RULES, batch_rows=40)
+    done = ingest([RUNS[0]], output=out, rules=RULES, batch_rows=40)
+    written = done.events_written
     assert written == whole.timeline.num_rows
     assert {p.name for p in out.iterdir()} >= {"job=ps", "job=worker"}
     back = read_parquet(out)
@@ -79,7 +82,8 @@ def test_unreadable_and_multi_rank_files_are_accounted(tmp_path):
         encoding="utf-8",
     )
     whole = ingest([logs], rules=RULES)
-    streamed, written = ingest_to_parquet([logs], tmp_path / "t.parquet", rules=RULES, batch_rows=7)
+    streamed = ingest([logs], output=tmp_path / "t.parquet", rules=RULES, batch_rows=7)
+    written = streamed.events_written
     assert written == whole.timeline.num_rows
     assert streamed.to_dict() == whole.to_dict()
     assert any("broken.log.gz" in p.file for p in streamed.problems)
