@@ -90,8 +90,9 @@ def test_the_corpus_is_large_and_covers_every_style():
     assert len(RUNS) >= 80
     styles = {_truth(f).get("style") for f in RUNS}
     assert {"tf1", "pss", "mwms_keras", "mwms_ctl", "pss_keras"} <= styles
-    assert holdout_styles([str(CORPUS)]) == {"mwms_keras", "pss_keras"}
-    assert untouched_styles([str(CORPUS)]) == set()  # pss_keras was measured once, then tuned
+    assert holdout_styles([str(CORPUS)]) == {"mwms_keras", "pss_keras", "tf1_sync"}
+    # pss_keras was measured once, then tuned; tf1_sync was measured once and never tuned on
+    assert untouched_styles([str(CORPUS)]) == {"tf1_sync"}
     for style in styles:
         healthy = [
             f
