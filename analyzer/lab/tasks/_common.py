@@ -301,3 +301,62 @@ def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, su
         log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
         time.sleep(args.step_sleep)
     log.info("all checkpoints written")
+
+
+# ----------------------------------------------------------------------------- TF1 graph mode
+def v1_server(tf, log: logging.Logger, args):
+    """A ``tf.compat.v1.train.Server`` for this task of the TF_CONFIG cluster, logged.
+
+    Returns (cluster, server, job, index); applies the memory limit after the server started.
+    """
+    job, index = task_identity()
+    cluster = tf.train.ClusterSpec(tf_config()["cluster"])
+    log.info("cluster: %s; this task: /job:%s/task:%d", cluster.as_dict(), job, index)
+    server = tf.compat.v1.train.Server(cluster, job_name=job, task_index=index)
+    log.info("server for /job:%s/task:%d listening at %s", job, index, server.target)
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+    return cluster, server, job, index
+
+
+def v1_read_gate(tf, args, step, x):
+    """``x`` behind a python storage read in the graph: slow (--slow-sleep) or stuck
+    (--block-at-step, counted on ``step``, the global step tensor)."""
+    if not (args.slow_sleep or args.block_at_step):
+        return x
+
+    def read(s):
+        if args.block_at_step and int(s) + 1 >= args.block_at_step:
+            blocking_read(int(s))
+        if args.slow_sleep:
+            slow_read(args.slow_sleep)
+        return s
+
+    dep = tf.compat.v1.py_func(read, [step], tf.int64, stateful=True)
+    with tf.control_dependencies([dep]):
+        return tf.identity(x)
+
+
+def v1_big_tensor(tf, args, index: int):
+    """The oversized tensor of the OOM knob, on this worker (None without --oom-at-step)."""
+    if not args.oom_at_step:
+        return None
+    with tf.compat.v1.device(f"/job:worker/task:{index}"):
+        return tf.reduce_sum(tf.random.uniform([args.oom_mb * 1024 * 1024 // 4]))
+
+
+def v1_maybe_oom(sess, big, log: logging.Logger, args, n: int) -> None:
+    """Evaluate the oversized tensor at local step ``--oom-at-step``."""
+    if big is not None and n == args.oom_at_step:
+        log.info("step %d: building embedding table of %d MB", n, args.oom_mb)
+        log.info("embedding table checksum %s", sess.run(big))
+
+
+def v1_timeouts(tf, ms: int):
+    """(ConfigProto, RunOptions) with an operation timeout of ``ms`` (both None for 0)."""
+    if not ms:
+        return None, None
+    return (
+        tf.compat.v1.ConfigProto(operation_timeout_in_ms=ms),
+        tf.compat.v1.RunOptions(timeout_in_ms=ms),
+    )

@@ -29,13 +29,7 @@ def main() -> None:
     log = _common.banner("tf1_training.py")
     tf, log = _common.import_tf(log)
     tf.compat.v1.disable_eager_execution()
-    job, index = _common.task_identity()
-    cluster = tf.train.ClusterSpec(_common.tf_config()["cluster"])
-    log.info("cluster: %s; this task: /job:%s/task:%d", cluster.as_dict(), job, index)
-    server = tf.compat.v1.train.Server(cluster, job_name=job, task_index=index)
-    log.info("server for /job:%s/task:%d listening at %s", job, index, server.target)
-    if args.memory_limit_mb:
-        _common.limit_memory(log, args.memory_limit_mb)
+    cluster, server, job, index = _common.v1_server(tf, log, args)
 
     if job == "ps":
         _common.watch_stop_file(log, "parameter server")
@@ -57,18 +51,7 @@ def main() -> None:
         if args.feed_dtype != "float32":
             log.info("input pipeline: features decoded as %s", args.feed_dtype)
             x = tf.cast(x * 100, args.feed_dtype)
-        if args.slow_sleep or args.block_at_step:
-
-            def read(step):
-                if args.block_at_step and int(step) + 1 >= args.block_at_step:
-                    _common.blocking_read(int(step))
-                if args.slow_sleep:
-                    _common.slow_read(args.slow_sleep)
-                return step
-
-            dep = tf.compat.v1.py_func(read, [global_step], tf.int64, stateful=True)
-            with tf.control_dependencies([dep]):
-                x = tf.identity(x)
+        x = _common.v1_read_gate(tf, args, global_step, x)
         w = tf.compat.v1.get_variable("w", [dim, 1])
         b = tf.compat.v1.get_variable("b", [1], initializer=tf.compat.v1.zeros_initializer())
         loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
@@ -76,16 +59,10 @@ def main() -> None:
             loss, global_step=global_step
         )
 
-    big = None
-    if args.oom_at_step:
-        with tf.compat.v1.device(f"/job:worker/task:{index}"):
-            big = tf.reduce_sum(tf.random.uniform([args.oom_mb * 1024 * 1024 // 4]))
+    big = _common.v1_big_tensor(tf, args, index)
 
     hooks = [tf.compat.v1.train.StopAtStepHook(last_step=args.steps)]
-    config = run_options = None
-    if args.op_timeout_ms:
-        config = tf.compat.v1.ConfigProto(operation_timeout_in_ms=args.op_timeout_ms)
-        run_options = tf.compat.v1.RunOptions(timeout_in_ms=args.op_timeout_ms)
+    config, run_options = _common.v1_timeouts(tf, args.op_timeout_ms)
     extra = {}
     if args.ckpt_dir:
         extra = {
@@ -106,9 +83,7 @@ def main() -> None:
         n = 0
         while not sess.should_stop():
             n += 1
-            if big is not None and n == args.oom_at_step:
-                log.info("step %d: building embedding table of %d MB", n, args.oom_mb)
-                log.info("embedding table checksum %s", sess.run(big))
+            _common.v1_maybe_oom(sess, big, log, args, n)
             t0 = time.monotonic()
             _, step, value = sess.run([train_op, global_step, loss], options=run_options)
             log.info(

@@ -1,0 +1,147 @@
+"""TF1 synchronous between-graph replication: SyncReplicasOptimizer + MonitoredTrainingSession.
+
+ps tasks serve variables and the gradient accumulators; every worker builds a replica of
+the graph (replica_device_setter) fed by a ``tf.data`` pipeline, and wraps its optimizer in
+``tf.compat.v1.train.SyncReplicasOptimizer`` with ``replicas_to_aggregate`` = the number of
+workers: a global step is applied only once every worker's gradients arrived, so every
+worker waits for the slowest.  Worker 0 is the chief: it runs the optimizer's chief queue
+runner and its token queue (``make_session_run_hook(is_chief)``) and writes checkpoints.
+
+Role and cluster come from TF_CONFIG.  Fault knobs (per task): another dtype or feature
+width in the input, a blocked or slow storage read, an oversized tensor under a memory
+limit, an operation timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common
+
+HIDDEN = 8
+
+
+def build(tf, log, args, cluster, index: int, workers: int):
+    """The replica's graph: input pipeline, 2-layer regressor, synchronous optimizer."""
+    with tf.compat.v1.device(
+        tf.compat.v1.train.replica_device_setter(
+            worker_device=f"/job:worker/task:{index}", cluster=cluster
+        )
+    ):
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        dim = args.feature_dim
+        if dim != 16:
+            log.info("input pipeline: %d features per example", dim)
+        feats = tf.random.stateless_normal([512, dim], seed=[index, 11])
+        labels = tf.reduce_sum(feats, axis=1, keepdims=True)
+        ds = tf.data.Dataset.from_tensor_slices((feats, labels)).repeat().batch(32)
+        if args.feed_dtype != "float32":
+            log.info("input pipeline: features decoded as %s", args.feed_dtype)
+            ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
+        x, y = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        x = _common.v1_read_gate(tf, args, global_step, x)
+        w1 = tf.compat.v1.get_variable("dense/kernel", [dim, HIDDEN])
+        b1 = tf.compat.v1.get_variable(
+            "dense/bias", [HIDDEN], initializer=tf.compat.v1.zeros_initializer()
+        )
+        w2 = tf.compat.v1.get_variable("out/kernel", [HIDDEN, 1])
+        b2 = tf.compat.v1.get_variable(
+            "out/bias", [1], initializer=tf.compat.v1.zeros_initializer()
+        )
+        hidden = tf.nn.relu(tf.matmul(x, w1) + b1)
+        loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w2) + b2 - y))
+        opt = tf.compat.v1.train.SyncReplicasOptimizer(
+            tf.compat.v1.train.GradientDescentOptimizer(0.01),
+            replicas_to_aggregate=workers,
+            total_num_replicas=workers,
+        )
+        train_op = opt.minimize(loss, global_step=global_step)
+    log.info(
+        "SyncReplicasOptimizer: worker %d aggregates %d of %d replicas per global step",
+        index,
+        workers,
+        workers,
+    )
+    return global_step, loss, train_op, opt
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=60)
+    p.add_argument("--step-sleep", type=float, default=0.05)
+    p.add_argument("--feed-dtype", default="float32")
+    p.add_argument("--feature-dim", type=int, default=16)
+    p.add_argument("--op-timeout-ms", type=int, default=0)
+    p.add_argument("--save-checkpoint-steps", type=int, default=0)
+    p.add_argument("--stop-grace-secs", type=int, default=10)
+    _common.add_fault_args(p)
+    args = p.parse_args()
+
+    log = _common.banner("tf1_sync.py")
+    tf, log = _common.import_tf(log)
+    tf.compat.v1.disable_eager_execution()
+    cluster, server, job, index = _common.v1_server(tf, log, args)
+    if job == "ps":
+        _common.watch_stop_file(log, "parameter server")
+        server.join()
+        return
+
+    workers = cluster.num_tasks("worker")
+    is_chief = index == 0
+    global_step, loss, train_op, opt = build(tf, log, args, cluster, index, workers)
+    big = _common.v1_big_tensor(tf, args, index)
+    config, run_options = _common.v1_timeouts(tf, args.op_timeout_ms)
+    hooks = [
+        opt.make_session_run_hook(is_chief, num_tokens=0),
+        tf.compat.v1.train.StopAtStepHook(last_step=args.steps),
+    ]
+    extra = {}
+    if args.ckpt_dir and is_chief:
+        extra = {
+            "checkpoint_dir": args.ckpt_dir,
+            "save_checkpoint_steps": args.save_checkpoint_steps or None,
+            "save_checkpoint_secs": None,
+        }
+    log.info(
+        "worker %d: MonitoredTrainingSession, is_chief=%s, master %s",
+        index,
+        is_chief,
+        server.target,
+    )
+    n = 0
+    with tf.compat.v1.train.MonitoredTrainingSession(
+        master=server.target,
+        is_chief=is_chief,
+        hooks=hooks,
+        config=config,
+        log_step_count_steps=0,
+        stop_grace_period_secs=args.stop_grace_secs,
+        save_summaries_steps=None,
+        save_summaries_secs=None,
+        **extra,
+    ) as sess:
+        log.info("worker %d: session ready, training to global step %d", index, args.steps)
+        while not sess.should_stop():
+            n += 1
+            _common.v1_maybe_oom(sess, big, log, args, n)
+            t0 = time.monotonic()
+            _, step, value = sess.run([train_op, global_step, loss], options=run_options)
+            log.info(
+                "worker %d local step %d global step %d/%d loss %.4f (%.3f s)",
+                index,
+                n,
+                step,
+                args.steps,
+                value,
+                time.monotonic() - t0,
+            )
+            time.sleep(args.step_sleep)
+    log.info("training finished after %d local steps (worker %d)", n, index)
+
+
+if __name__ == "__main__":
+    main()
