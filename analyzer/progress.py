@@ -60,7 +60,13 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
     # TF1 CheckpointSaverHook: "Saving checkpoints for 100 into /tmp/model.ckpt."
     ("checkpoint", r"\bSaving checkpoints for (?P<step>\d+) into\b"),
     # scripts' own lines: "step 3/200 loss 0.5", "worker 0 global_step 12 loss 0.1",
-    # "Step 100: loss=0.3 (0.21 s/step)" -- a step number with a metric or a time beside it
+    # "Step 100: loss=0.3 (0.21 s/step)" -- a step number with a metric or a time beside it;
+    # the step that says its count first ("local step 21 global step 20/60": 20 of 60)
+    (
+        "step_line",
+        r"(?i)\b(?:global[_ ]?)?step\b[\s:=#]*(?P<step>\d+)\s*(?:/|of)\s*(?P<total>\d+)"
+        r"\b.*(?:loss|acc|metric|\bsec\b|\d\s*m?s\b|took|time|/s\b|examples|samples|images)",
+    ),
     (
         "step_line",
         r"(?i)\b(?:global[_ ]?)?step\b[\s:=#]*(?P<step>\d+)(?:\s*(?:/|of)\s*(?P<total>\d+))?"

@@ -78,3 +78,35 @@ def test_two_logs_that_claim_one_task_are_told_apart_by_their_names(tmp_path: Pa
     assert any(
         "worker-1.log" in p.file and "one task index" in p.problem for p in run.ingest.problems
     )
+
+
+SYNC_KILL = (
+    Path(__file__).resolve().parent / "corpus" / "lab" / "tf1_sync" / "kill-worker-training-slurm"
+)
+
+
+def test_a_task_the_launchers_stop_did_not_name_had_died_before_it():
+    """tf1_sync: worker:1 was killed at step 20 of 60; the chief waited for its gradients and
+    logs nothing; the launcher's stop line names ps:0 and worker:0 only."""
+    from analyzer.diagnose import gather
+
+    run = analyzer.load(SYNC_KILL, condensed=True)
+    ev = gather(run.timeline, run.findings, run.ingest, run.rules, [], run.progress)
+    assert ev.told_to_stop == {"ps:0", "worker:0"}
+    assert set(ev.stopped_short()) == {"worker:1"}
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+
+
+def test_without_the_names_the_stop_from_outside_explains_every_short_log(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(SYNC_KILL, dst)
+    launcher = dst / "launcher.log"
+    launcher.write_text(
+        launcher.read_text(encoding="utf-8").replace(" to ps:0, worker:0", ""), encoding="utf-8"
+    )
+    from analyzer.diagnose import gather
+
+    run = analyzer.load(dst, condensed=True)
+    ev = gather(run.timeline, run.findings, run.ingest, run.rules, [], run.progress)
+    assert ev.told_to_stop == set()
+    assert ev.stopped_short() == {}

@@ -108,3 +108,41 @@ def test_a_log_that_stops_short_of_its_step_count_died_there(tmp_path):
     # a healthy run reaches its count: nothing is short
     healthy = analyzer.load(LAB / "healthy-none-full-slurm", condensed=True)
     assert node_phases(healthy.timeline, progress=healthy.progress).short == {}
+
+
+SYNC = Path(__file__).parent / "corpus" / "lab" / "tf1_sync"
+
+
+def test_an_error_while_a_session_closes_before_its_goodbye_is_shutdown_noise():
+    """tf1_sync: the chief's DeleteWorkerSession RPC fails (its peer left first) between its
+    last step and its own 'training finished' line."""
+    run = analyzer.load(SYNC / "healthy-none-full-host", condensed=True)
+    phases = node_phases(run.timeline, progress=run.progress)
+    errors = run.findings[run.findings["severity"].isin(["error", "fatal"])]
+    chief = errors[errors["node"] == "worker:0"]
+    assert not chief.empty
+    position = run.timeline.index.get_loc(chief.index[0])
+    assert phases.phase_before("worker:0", position) == "training"
+    assert phases.phase_after("worker:0", position) == "finished"
+    assert (run.root_cause.node, run.root_cause.category) == (None, "none")
+    assert "shutdown noise" in run.root_cause.summary
+
+
+def test_the_same_error_followed_by_more_steps_is_not_noise(tmp_path: Path):
+    """The error moved before the chief's last steps: training went on after it, so its next
+    phase line is a step, not the end of training."""
+    src = SYNC / "healthy-none-full-host"
+    dst = tmp_path / "run"
+    shutil.copytree(src, dst)
+    log = dst / "host-b" / "worker.out"
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "master_session.cc" in line)
+    error, lines = lines[at : at + 3], lines[:at] + lines[at + 3 :]
+    first_step = next(i for i, line in enumerate(lines) if "local step 30 " in line)
+    log.write_text("".join(lines[:first_step] + error + lines[first_step:]), encoding="utf-8")
+    run = analyzer.load(dst, condensed=True)
+    phases = node_phases(run.timeline, progress=run.progress)
+    errors = run.findings[run.findings["severity"].isin(["error", "fatal"])]
+    chief = errors[errors["node"] == "worker:0"]
+    position = run.timeline.index.get_loc(chief.index[0])
+    assert phases.phase_after("worker:0", position) == "training"

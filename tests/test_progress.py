@@ -152,3 +152,12 @@ def test_keep_progress_is_off_without_a_pattern(tmp_path):
     assert sum("step 1/900 " in m for m in messages) == 1
     assert sum("step 900/900 " in m for m in messages) == 1
     assert with_progress.table.num_rows > 100
+
+
+def test_the_step_that_says_its_count_wins():
+    """tf1_sync lines say two steps: 'local step 21 global step 20/60': the one with a count."""
+    lab = ROOT / "tests" / "corpus" / "lab" / "tf1_sync" / "healthy-none-full-host"
+    prog = load(lab).progress
+    workers = prog[prog["node"].isin(["worker:0", "worker:1"])]
+    assert (workers["total"] == 60).all()
+    assert workers["step"].max() == 59  # the global step, not the local one (60)

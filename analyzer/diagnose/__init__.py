@@ -76,7 +76,7 @@ from analyzer.diagnose.outside import job_level_logs, stopped_together
 from analyzer.diagnose.phases import node_phases, passing_warnings, shutdown_noise
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
-from analyzer.diagnose.stall import find_stall, stall_diagnosis
+from analyzer.diagnose.stall import find_stall, outside_end, stall_diagnosis
 from analyzer.diagnose.verdict import (
     _finish,
     _healthy,
@@ -189,6 +189,7 @@ def gather(
         noise=len(noise),
     )
     case._memo["symptom_times"] = symptoms
+    case.told_to_stop = outside_end(case, timeline).stopped
     return case
 
 

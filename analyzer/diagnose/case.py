@@ -62,6 +62,8 @@ class Case:
     noise: int = 0  #: error lines set aside as shutdown noise
     outside: set[str] = field(default_factory=set)  #: job-level logs: no task (outside.py)
     stopped: set[str] = field(default_factory=set)  #: tasks stopped together from outside
+    #: tasks that a launcher's or scheduler's stop line names (``sending SIGTERM to ps:0``)
+    told_to_stop: set[str] = field(default_factory=set)
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -80,9 +82,13 @@ class Case:
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
         """Nodes whose log ends mid-run, its last step short of the count it runs to, in a job
-        no node finished and nothing outside stopped: (step, count). A healthy run reaches its
-        count; one that stops short without a goodbye or an error died there."""
-        if self.phases is None or self.phases.end is not None or self.ended_from_outside():
+        no node finished: (step, count). A healthy run reaches its count; one that stops short
+        without a goodbye or an error died there. When the job was stopped from outside, only
+        a task that stop did not reach counts (the stop's line names the tasks it reached:
+        one it no longer had to stop had gone before); without such names, none does."""
+        if self.phases is None or self.phases.end is not None:
+            return {}
+        if self.ended_from_outside() and not self.told_to_stop:
             return {}
         return {
             n: got
@@ -91,6 +97,7 @@ class Case:
             and f.ending == "mid-run"
             and n not in self.stopped
             and n not in self.outside
+            and n not in self.told_to_stop
         }
 
     def notices(self) -> dict[str, dict]:

@@ -106,6 +106,15 @@ class Phases:
         i = int(np.searchsorted(positions, position)) - 1
         return PHASE_NAMES[int(phases[i])] if i >= 0 else None
 
+    def phase_after(self, node: str, position: int) -> str | None:
+        """The phase of ``node``'s first phase line after timeline ``position``."""
+        got = self.order.get(node)
+        if got is None:
+            return None
+        positions, phases = got
+        i = int(np.searchsorted(positions, position, side="right"))
+        return PHASE_NAMES[int(phases[i])] if i < len(positions) else None
+
 
 def node_phases(
     timeline: pd.DataFrame, ts: pd.Series | None = None, progress: pd.DataFrame | None = None
@@ -226,8 +235,10 @@ def shutdown_noise(
 
     A symptom (a lost peer, a failed heartbeat, a timeout) is shutdown noise when the node
     that logged it had finished its training and started nothing since (its last phase line
-    before the error says training finished: no checkpoint or further step after it), and
-    every peer it names had finished or ended cleanly: it only says that a peer left first.
+    before the error says training finished: no checkpoint or further step after it), or went
+    on to finish it with no further step (its next phase line says training finished: the
+    error came while its session closed), and every peer it names had finished or ended
+    cleanly: it only says that a peer left first.
     A node's own errors (OOM, a bad write) are never noise; neither is a symptom that
     interrupts work (a checkpoint being saved) or names a peer that died before finishing.
     ``positions`` are the errors' positions in the timeline the phases were read from.
@@ -252,7 +263,10 @@ def shutdown_noise(
         strict=True,
     )
     for label, node, position, t in rows:
-        if phases.phase_before(str(node), position) != "finished":
+        if "finished" not in (
+            phases.phase_before(str(node), position),
+            phases.phase_after(str(node), position),
+        ):
             continue
         if all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
             noise.append(label)

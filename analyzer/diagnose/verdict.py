@@ -113,10 +113,14 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
     return bool(started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= waited)
 
 
-def _first_reactions(node: str, ev: Case) -> pd.DataFrame:
-    """Each peer's first error within ``SILENCE_BURST_S`` after ``node`` went quiet."""
+def _first_reactions(node: str, ev: Case, naming: bool = False) -> pd.DataFrame:
+    """Each peer's first error within ``SILENCE_BURST_S`` after ``node`` went quiet (with
+    ``naming``: its first one that names ``node``)."""
     stop = ev.clock.correct(node, ev.facts[node].last_time)
     peers = ev.errors[ev.errors["node"] != node]
+    if naming:
+        rows = [] if ev.blames.empty else list(ev.blames.loc[ev.blames["blamed"] == node, "row"])
+        peers = peers[peers.index.isin(rows)]
     if peers.empty:
         return peers
     times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
@@ -127,8 +131,12 @@ def _first_reactions(node: str, ev: Case) -> pd.DataFrame:
 def _peers_timed_out(node: str, ev: Case) -> bool:
     """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
     connection (it died)? A dead process closes its sockets; a hung one keeps them open.
-    What their first errors say counts, whichever rule named them: a deadline's status too."""
-    firsts = _first_reactions(node, ev)
+    What their first errors naming it say counts (when none names it, their first errors),
+    whichever rule named them: a deadline's status too. A bare status naming no one (a step
+    of its own aborted) says nothing of how it was lost."""
+    firsts = _first_reactions(node, ev, naming=True)
+    if firsts.empty:
+        firsts = _first_reactions(node, ev)
     if firsts.empty:
         return False
     timed_out = (firsts["category"] == "deadline_exceeded") | error_texts(firsts).str.contains(
@@ -139,7 +147,7 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
 
 def _peers_gave_up(node: str, ev: Case) -> str | None:
     """After ``node`` went quiet, did its peers give up waiting on it — a timeout
-    (``deadline_exceeded``) or the coordination service's heartbeat check
+    (``deadline_exceeded``) or the coordination service's heartbeat check naming it
     (``coordination_failure``) — rather than lose the connection (it died)? The category most
     of their first errors then have, or None."""
     if _peers_timed_out(node, ev):
@@ -147,7 +155,11 @@ def _peers_gave_up(node: str, ev: Case) -> str | None:
     firsts = _first_reactions(node, ev)
     if firsts.empty or error_texts(firsts).str.contains(CLOSED_RE).any():
         return None  # a refused or reset connection: its process was gone, it died
-    if (firsts["category"] == "coordination_failure").mean() > 0.5:
+    # the service gave up on *it*: a coordination error that names it (a heartbeat timeout
+    # names its task; a bare "ABORTED" of a peer's own step names no one)
+    naming = _first_reactions(node, ev, naming=True).index
+    gave_up = (firsts["category"] == "coordination_failure") & firsts.index.isin(list(naming))
+    if gave_up.mean() > 0.5:
         return "coordination_failure"
     return None
 
