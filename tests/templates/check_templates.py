@@ -1,6 +1,6 @@
 """Judge every line of templates.tsv alone, as `tfdiag analyze FILE` would, and list disagreements.
 
-    python tests/corpus/templates/check_templates.py tests/corpus/templates/templates.tsv [-v]
+    python tests/templates/check_templates.py tests/templates/templates.tsv [-v]
 
 Each row is ``expected<TAB>text`` (``\\n`` in text separates lines). Each text is written to its own
 file and judged by the condensed (excerpt) path; the winning rule of each line is shown for the
