@@ -199,7 +199,9 @@ STYLES: dict[str, Style] = {
             progress_node="worker:0",
             step_re=r"\(global step (\d+)/\d+\) loss",
             steps=60,
-            args=("--step-sleep", "0.1"),
+            # the other workers poll for the chief's initialized model every second (the
+            # Supervisor's default is 30 s), so they train from early on
+            args=("--step-sleep", "0.2", "--recovery-wait-secs", "1"),
             ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--save-checkpoint-steps", "30"),
             ckpt_node="worker:0",
             ckpt_re=r"checkpoint written: .*model\.ckpt-[1-9]\d*",
