@@ -88,6 +88,26 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:0 / straggler: in synchronous training the throttled worker's own step "
         "times stay short (0.008 s) while the chief's grow to 0.5 s waiting for its gradients"
     ),
+    # tf1_supervisor: held out and untouched; its misses at the one measurement (22/28,
+    # measurements/tf1_supervisor-untouched.txt), the diagnosis not changed after it.
+    "tf1_supervisor/preempt-worker-training-host": _NO_NOTICE,
+    "tf1_supervisor/preempt-worker-checkpoint-stderr": _NO_NOTICE,
+    "tf1_supervisor/preempt-chief-training-slurm": _NO_NOTICE,
+    "tf1_supervisor/block-worker-training-pod": (
+        "says - / none (0.90): in asynchronous training the chief trains on to the last step and "
+        "says it finished; the blocked worker's log just stops at global step 18 without an "
+        "error, and the launcher's stop line names it as still running"
+    ),
+    "tf1_supervisor/throttle-worker-training-host": (
+        "says - / none (0.90): the throttled worker logs through absl without timestamps and "
+        "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
+        "while the job finishes"
+    ),
+    "tf1_supervisor/stall_deadline-ps-training-rotated": (
+        "says worker:1 / deadline_exceeded (0.53): both workers log DeadlineExceededError "
+        "('Operation timed out') on their step; the frozen ps:0 logs nothing and no error "
+        "names it, so a worker that timed out is named instead of the ps"
+    ),
 }
 
 
