@@ -88,6 +88,26 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:0 / straggler: in synchronous training the throttled worker's own step "
         "times stay short (0.008 s) while the chief's grow to 0.5 s waiting for its gradients"
     ),
+    # tf1_supervisor: held out and untouched; its misses at the one measurement (22/28,
+    # measurements/tf1_supervisor-untouched.txt), the diagnosis not changed after it.
+    "tf1_supervisor/preempt-worker-training-host": _NO_NOTICE,
+    "tf1_supervisor/preempt-worker-checkpoint-stderr": _NO_NOTICE,
+    "tf1_supervisor/preempt-chief-training-slurm": _NO_NOTICE,
+    "tf1_supervisor/block-worker-training-pod": (
+        "says - / none (0.90): in asynchronous training the chief trains on to the last step and "
+        "says it finished; the blocked worker's log just stops at global step 18 without an "
+        "error, and the launcher's stop line names it as still running"
+    ),
+    "tf1_supervisor/throttle-worker-training-host": (
+        "says - / none (0.90): the throttled worker logs through absl without timestamps and "
+        "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
+        "while the job finishes"
+    ),
+    "tf1_supervisor/stall_deadline-ps-training-rotated": (
+        "says worker:1 / deadline_exceeded (0.53): both workers log DeadlineExceededError "
+        "('Operation timed out') on their step; the frozen ps:0 logs nothing and no error "
+        "names it, so a worker that timed out is named instead of the ps"
+    ),
 }
 
 
@@ -102,10 +122,24 @@ def _id(folder: Path) -> str:
 def test_the_corpus_is_large_and_covers_every_style():
     assert len(RUNS) >= 80
     styles = {_truth(f).get("style") for f in RUNS}
-    assert {"tf1", "pss", "mwms_keras", "mwms_ctl", "pss_keras", "tf1_sync"} <= styles
-    assert holdout_styles([str(CORPUS)]) == {"mwms_keras", "pss_keras", "tf1_sync"}
-    # pss_keras and tf1_sync were each measured once untouched, then tuned on
-    assert untouched_styles([str(CORPUS)]) == set()
+    assert {
+        "tf1",
+        "pss",
+        "mwms_keras",
+        "mwms_ctl",
+        "pss_keras",
+        "tf1_sync",
+        "tf1_supervisor",
+    } <= styles
+    assert holdout_styles([str(CORPUS)]) == {
+        "mwms_keras",
+        "pss_keras",
+        "tf1_sync",
+        "tf1_supervisor",
+    }
+    # pss_keras and tf1_sync were each measured once untouched, then tuned on;
+    # tf1_supervisor was measured once and never tuned on
+    assert untouched_styles([str(CORPUS)]) == {"tf1_supervisor"}
     for style in styles:
         healthy = [
             f

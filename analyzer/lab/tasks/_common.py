@@ -337,6 +337,31 @@ def v1_read_gate(tf, args, step, x):
         return tf.identity(x)
 
 
+def v1_regressor(tf, log: logging.Logger, args, global_step, index: int, hidden: int = 8):
+    """The TF1 styles' replica graph (call under the replica_device_setter): this worker's
+    ``tf.data`` input (512 examples seeded by ``index``, batches of 32; the dtype / feature
+    width knobs), the storage read gate, a 2-layer regressor; returns its MSE loss."""
+    dim = args.feature_dim
+    if dim != 16:
+        log.info("input pipeline: %d features per example", dim)
+    feats = tf.random.stateless_normal([512, dim], seed=[index, 11])
+    labels = tf.reduce_sum(feats, axis=1, keepdims=True)
+    ds = tf.data.Dataset.from_tensor_slices((feats, labels)).repeat().batch(32)
+    if args.feed_dtype != "float32":
+        log.info("input pipeline: features decoded as %s", args.feed_dtype)
+        ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
+    x, y = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+    x = v1_read_gate(tf, args, global_step, x)
+    w1 = tf.compat.v1.get_variable("dense/kernel", [dim, hidden])
+    b1 = tf.compat.v1.get_variable(
+        "dense/bias", [hidden], initializer=tf.compat.v1.zeros_initializer()
+    )
+    w2 = tf.compat.v1.get_variable("out/kernel", [hidden, 1])
+    b2 = tf.compat.v1.get_variable("out/bias", [1], initializer=tf.compat.v1.zeros_initializer())
+    h = tf.nn.relu(tf.matmul(x, w1) + b1)
+    return tf.reduce_mean(tf.square(tf.matmul(h, w2) + b2 - y))
+
+
 def v1_big_tensor(tf, args, index: int):
     """The oversized tensor of the OOM knob, on this worker (None without --oom-at-step)."""
     if not args.oom_at_step:

@@ -33,27 +33,7 @@ def build(tf, log, args, cluster, index: int, workers: int):
         )
     ):
         global_step = tf.compat.v1.train.get_or_create_global_step()
-        dim = args.feature_dim
-        if dim != 16:
-            log.info("input pipeline: %d features per example", dim)
-        feats = tf.random.stateless_normal([512, dim], seed=[index, 11])
-        labels = tf.reduce_sum(feats, axis=1, keepdims=True)
-        ds = tf.data.Dataset.from_tensor_slices((feats, labels)).repeat().batch(32)
-        if args.feed_dtype != "float32":
-            log.info("input pipeline: features decoded as %s", args.feed_dtype)
-            ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
-        x, y = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
-        x = _common.v1_read_gate(tf, args, global_step, x)
-        w1 = tf.compat.v1.get_variable("dense/kernel", [dim, HIDDEN])
-        b1 = tf.compat.v1.get_variable(
-            "dense/bias", [HIDDEN], initializer=tf.compat.v1.zeros_initializer()
-        )
-        w2 = tf.compat.v1.get_variable("out/kernel", [HIDDEN, 1])
-        b2 = tf.compat.v1.get_variable(
-            "out/bias", [1], initializer=tf.compat.v1.zeros_initializer()
-        )
-        hidden = tf.nn.relu(tf.matmul(x, w1) + b1)
-        loss = tf.reduce_mean(tf.square(tf.matmul(hidden, w2) + b2 - y))
+        loss = _common.v1_regressor(tf, log, args, global_step, index, HIDDEN)
         opt = tf.compat.v1.train.SyncReplicasOptimizer(
             tf.compat.v1.train.GradientDescentOptimizer(0.01),
             replicas_to_aggregate=workers,
