@@ -234,9 +234,12 @@ def _detect_wrapper(lines: pa.Array) -> Wrapper | None:
     sample = sample.filter(pc.greater(pc.utf8_length(sample), 0))
     if len(sample) == 0:
         return None
+    # most lines (at least two of several): a short paste with one "1: [...]" line among
+    # others is not wrapped; a one-line log is when its line is
+    need = 1 if len(sample) == 1 else max(2, len(sample) // 2 + 1)
     for wrapper in WRAPPERS:
         hits = pc.sum(pc.match_substring_regex(sample, wrapper.pattern)).as_py() or 0
-        if hits >= max(1, len(sample) // 2):
+        if hits >= need:
             return wrapper
     return None
 

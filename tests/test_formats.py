@@ -183,6 +183,20 @@ def test_wrappers_are_peeled(lines, wrapper, inner_format):
     assert rows[0]["raw"] == lines[0]
 
 
+def test_one_prefixed_line_among_others_is_no_wrapper():
+    """Horovod's stall report lists ``Missing ranks:`` as ``1: [op]``: one such line in a short
+    paste is not Slurm's ``--label`` prefix (most lines, at least two, must carry it); a
+    one-line log still is when its line is."""
+    report = (
+        b"One or more tensors were submitted to be reduced by subset of ranks and are waiting "
+        b"for remainder of ranks for more than 60 seconds.\nMissing ranks:\n"
+        b"1: [DistributedAdam_Allreduce/HorovodAllreduce_0]\n"
+    )
+    assert parse_lines(report).wrapper is None
+    assert parse_lines(b"2026-11-23T19:18:16.876636Z launcher: stopped\n").wrapper == "kubectl"
+    assert parse_lines(b"0: step 1 loss 0.5\n1: step 1 loss 0.4\n0: done\n").wrapper == "slurm"
+
+
 def test_rank_prefix_is_kept_for_node_identity():
     rows = parse_lines(b"[1,3]<stdout>:hello\n[1,3]<stdout>:again\n").table.to_pylist()
     assert {r["rank"] for r in rows} == {"3"}
