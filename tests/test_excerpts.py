@@ -20,7 +20,9 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: recall and 11/12 benign-clean untouched (measurements/fresh3-untouched.txt); its floor is the
 #: figure after general rules were added for its misses (36/38, 11/12). ``all`` is lower than
 #: before fresh3 because the corpus grew by its three misses, not because a verdict regressed.
-#: ``fresh4`` was 25/41 recall and 12/14 benign-clean untouched (measurements/fresh4-untouched.txt).
+#: ``fresh4`` was 25/41 recall and 12/14 benign-clean untouched (measurements/fresh4-untouched.txt);
+#: its floor is the figure after general rules from the tools' templates were added for its
+#: misses (38/41, 14/14; measurements/all-after-fresh4-fixes.txt).
 MIN_EXCERPTS = 390
 MIN_BENIGN = 100
 MIN_RECALL = {
@@ -28,16 +30,16 @@ MIN_RECALL = {
     "holdout": 0.98,
     "fresh": 0.93,
     "fresh3": 0.94,
-    "fresh4": 0.60,
-    "all": 0.92,
+    "fresh4": 0.92,
+    "all": 0.96,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
     "holdout": 1.00,
     "fresh": 1.00,
     "fresh3": 1.00,
-    "fresh4": 0.85,
-    "all": 0.98,
+    "fresh4": 1.00,
+    "all": 1.00,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
