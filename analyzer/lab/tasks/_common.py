@@ -319,6 +319,45 @@ def v1_server(tf, log: logging.Logger, args):
     return cluster, server, job, index
 
 
+def v1_start(script: str, *extra: tuple[str, dict]):
+    """The start every TF1 task script shares: its arguments (the TF1 ones, ``extra``
+    ``(flag, add_argument kwargs)`` pairs, the fault knobs), the banner, TensorFlow in graph
+    mode and the task's server. A ps then serves until told to stop and this returns None;
+    a worker gets ``(tf, log, args, cluster, server, index)``."""
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--steps", type=int, default=60)
+    p.add_argument("--step-sleep", type=float, default=0.05)
+    p.add_argument("--feed-dtype", default="float32")
+    p.add_argument("--feature-dim", type=int, default=16)
+    p.add_argument("--op-timeout-ms", type=int, default=0)
+    p.add_argument("--save-checkpoint-steps", type=int, default=0)
+    for flag, kwargs in extra:
+        p.add_argument(flag, **kwargs)
+    add_fault_args(p)
+    args = p.parse_args()
+
+    log = banner(script)
+    tf, log = import_tf(log)
+    tf.compat.v1.disable_eager_execution()
+    cluster, server, job, index = v1_server(tf, log, args)
+    if job == "ps":
+        watch_stop_file(log, "parameter server")
+        server.join()
+        return None
+    return tf, log, args, cluster, server, index
+
+
+def v1_replica(tf, cluster, index: int):
+    """The device scope of a worker's replica: variables on the ps, ops on this worker."""
+    return tf.compat.v1.device(
+        tf.compat.v1.train.replica_device_setter(
+            worker_device=f"/job:worker/task:{index}", cluster=cluster
+        )
+    )
+
+
 def v1_read_gate(tf, args, step, x):
     """``x`` behind a python storage read in the graph: slow (--slow-sleep) or stuck
     (--block-at-step, counted on ``step``, the global step tensor)."""

@@ -15,7 +15,6 @@ limit, an operation timeout.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -25,32 +24,15 @@ import _common
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--steps", type=int, default=60)
-    p.add_argument("--step-sleep", type=float, default=0.05)
-    p.add_argument("--feed-dtype", default="float32")
-    p.add_argument("--feature-dim", type=int, default=16)
-    p.add_argument("--op-timeout-ms", type=int, default=0)
-    p.add_argument("--save-checkpoint-steps", type=int, default=0)
-    p.add_argument("--recovery-wait-secs", type=int, default=5)
-    _common.add_fault_args(p)
-    args = p.parse_args()
-
-    log = _common.banner("tf1_supervisor.py")
-    tf, log = _common.import_tf(log)
-    tf.compat.v1.disable_eager_execution()
-    cluster, server, job, index = _common.v1_server(tf, log, args)
-    if job == "ps":
-        _common.watch_stop_file(log, "parameter server")
-        server.join()
+    started = _common.v1_start(
+        "tf1_supervisor.py", ("--recovery-wait-secs", {"type": int, "default": 5})
+    )
+    if started is None:
         return
+    tf, log, args, cluster, server, index = started
 
     is_chief = index == 0
-    with tf.compat.v1.device(
-        tf.compat.v1.train.replica_device_setter(
-            worker_device=f"/job:worker/task:{index}", cluster=cluster
-        )
-    ):
+    with _common.v1_replica(tf, cluster, index):
         global_step = tf.compat.v1.train.get_or_create_global_step()
         loss = _common.v1_regressor(tf, log, args, global_step, index)
         train_op = tf.compat.v1.train.AdagradOptimizer(0.05).minimize(loss, global_step=global_step)
