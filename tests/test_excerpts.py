@@ -22,16 +22,18 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: before fresh3 because the corpus grew by its three misses, not because a verdict regressed.
 #: ``fresh4`` was 25/41 recall and 12/14 benign-clean untouched (measurements/fresh4-untouched.txt);
 #: its floor is the figure after general rules from the tools' templates were added for its
-#: misses (38/41, 14/14; measurements/all-after-fresh4-fixes.txt).
-MIN_EXCERPTS = 390
-MIN_BENIGN = 100
+#: misses (38/41, 14/14; measurements/all-after-fresh4-fixes.txt). ``fresh5`` was 14/23 recall
+#: and 10/11 benign-clean untouched (measurements/fresh5-untouched.txt); not tuned on since.
+MIN_EXCERPTS = 430
+MIN_BENIGN = 114
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
     "fresh": 0.93,
     "fresh3": 0.94,
     "fresh4": 0.92,
-    "all": 0.96,
+    "fresh5": 0.60,
+    "all": 0.94,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -39,7 +41,8 @@ MIN_BENIGN_CLEAN = {
     "fresh": 1.00,
     "fresh3": 1.00,
     "fresh4": 1.00,
-    "all": 1.00,
+    "fresh5": 0.90,
+    "all": 0.99,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
