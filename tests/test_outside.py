@@ -110,3 +110,36 @@ def test_without_the_names_the_stop_from_outside_explains_every_short_log(tmp_pa
     ev = gather(run.timeline, run.findings, run.ingest, run.rules, [], run.progress)
     assert ev.told_to_stop == set()
     assert ev.stopped_short() == {}
+
+
+SYNC_PREEMPT = SYNC_KILL.parent / "preempt-worker-training-host"
+
+
+def test_a_task_the_launcher_says_it_preempted_was_preempted():
+    """tf1_sync: worker:1 got SIGTERM with no handler, so its log just stops; launcher.log's
+    first line names it as preempted. The notice, not the log's end, says what happened."""
+    run = analyzer.load(SYNC_PREEMPT, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "preemption")
+    assert any(e.node == "launcher" and "preempting" in e.text for e in run.root_cause.evidence)
+
+
+def test_without_the_notice_the_same_stop_is_a_death(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(SYNC_PREEMPT, dst)
+    launcher = dst / "launcher.log"
+    lines = launcher.read_text(encoding="utf-8").splitlines(keepends=True)
+    launcher.write_text("".join(x for x in lines if "preempting" not in x), encoding="utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+
+
+def test_a_notice_naming_another_task_does_not_move_the_verdict(tmp_path: Path):
+    """The notice says who was preempted: the same notice about worker:0 never makes worker:1
+    the preempted task."""
+    dst = tmp_path / "run"
+    shutil.copytree(SYNC_PREEMPT, dst)
+    launcher = dst / "launcher.log"
+    text = launcher.read_text(encoding="utf-8")
+    launcher.write_text(text.replace("preempting worker:1", "preempting worker:0"), "utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category != "preemption" or run.root_cause.node != "worker:1"

@@ -72,6 +72,9 @@ class PeerDirectory:
             if group == "remote_target":
                 return f"{m['job']}:{int(m['index'])}", "the failed RPC's remote target"
             return f"{m['job']}:{int(m['index'])}", "by task name"
+        short = re.fullmatch(r"(?P<job>[a-z][\w-]*):(?P<index>\d+)", value)
+        if short and f"{short['job']}:{int(short['index'])}" in self.nodes:
+            return f"{short['job']}:{int(short['index'])}", "by task name (job:index)"
         job_index = re.fullmatch(r"(?P<job>[a-z]+)_(?:index|task|id)", group)
         if job_index and value.isdigit():
             return f"{job_index['job']}:{int(value)}", f"{job_index['job']} index {value}"

@@ -40,6 +40,7 @@ from analyzer.diagnose.phrases import CATEGORY_PHRASE, DEFAULT_REMEDIATION, ENDI
 from analyzer.diagnose.scoring import _blame_groups, _rank
 from analyzer.diagnose.shapes import odd_shape_members
 from analyzer.diagnose.silence import detect_silence
+from analyzer.diagnose.stall import is_task
 from analyzer.diagnose.zones import ZoneFix
 from analyzer.identity import task_name
 from analyzer.model import Diagnosis, NodeReport, RootCause
@@ -62,6 +63,10 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "version_mismatch", None
     if f is not None and f.missing and ev.errors.empty and (ev.blocked or ev.ended_from_outside()):
         return "session_blocked", None
+    if (f is None or f.missing or node in ev.silent or f.ending in ("killed", "mid-run")) and (
+        notice := _outside_notice(node, ev)
+    ) is not None:
+        return notice
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
@@ -79,6 +84,22 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+def _outside_notice(node: str, ev: Case) -> tuple[str, str | None] | None:
+    """(category, pattern id) of the first error a job-level log (a launcher's or scheduler's,
+    not a task's) logged naming ``node``: what the outside says it did to the task (preempted
+    or evicted it). A task whose log stops and whom such a notice names was taken away."""
+    b = ev.blames
+    if b.empty:
+        return None
+    named = b[(b["blamed"] == node) & ~b["self"].astype(bool)]
+    named = named[~named["victim"].map(lambda v: is_task(str(v))).astype(bool)]
+    named = named[(named["severity"] == "error").to_numpy() & (named["category"] != "hang")]
+    if named.empty:
+        return None
+    first = named.sort_values("ts").iloc[0]
+    return str(first["category"]), first.get("pattern_id")
 
 
 def _only_waited_for(node: str, ev: Case) -> bool:
