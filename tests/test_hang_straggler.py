@@ -160,3 +160,28 @@ def test_a_wrong_zone_on_one_node_keeps_the_hang_verdict():
         rc = shifted.root_cause
         assert (rc.node, rc.category) == (plain.node, plain.category), folder
         assert abs((rc.time - plain.time).total_seconds()) < 1
+
+
+ASYNC_BLOCK = LAB / "tf1_supervisor" / "block-worker-training-pod"
+
+
+def test_a_worker_left_behind_by_a_finished_peer_hung():
+    """Asynchronous TF1: worker:0 trains to the last step and says it finished; worker:1 stops
+    at global step 18 with no error; the launcher ends the job for making no progress and
+    names worker:1 among the tasks still running. A finished peer does not make it healthy."""
+    run = load(ASYNC_BLOCK, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "hang")
+
+
+def test_without_the_launchers_no_progress_line_a_finished_peer_means_done(tmp_path):
+    import shutil
+
+    dst = tmp_path / "run"
+    shutil.copytree(ASYNC_BLOCK, dst)
+    launcher = dst / "launcher.log"
+    launcher.write_text(
+        launcher.read_text(encoding="utf-8").replace("no training progress for 20 s", "done"),
+        encoding="utf-8",
+    )
+    run = load(dst, condensed=True)
+    assert run.root_cause.category != "hang"

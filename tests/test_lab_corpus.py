@@ -85,11 +85,6 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     # tf1_supervisor: held out; its misses at the one untouched measurement (22/28,
     # measurements/tf1_supervisor-untouched.txt); then tuned on (see protocol.json): these remain.
-    "tf1_supervisor/block-worker-training-pod": (
-        "says - / none (0.90): in asynchronous training the chief trains on to the last step and "
-        "says it finished; the blocked worker's log just stops at global step 18 without an "
-        "error, and the launcher's stop line names it as still running"
-    ),
     "tf1_supervisor/throttle-worker-training-host": (
         "says - / none (0.90): the throttled worker logs through absl without timestamps and "
         "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "

@@ -66,9 +66,10 @@ def detect_hang(
     every = node_pace(progress)
     if every.empty or every["last_step"].isna().all():
         return None  # no node ever reported a step: a start-up problem, not a stalled training
-    if any(ev.phases.finished(n) is not None for n in every.index):
-        return None  # training finished: what came after is not a stall of training
     outside = outside_end(ev, timeline)
+    finished = {n for n in every.index if ev.phases.finished(n) is not None}
+    if finished and not _left_behind(every, finished, outside):
+        return None  # training finished: what came after is not a stall of training
     tasks = {n for n in ev.facts if n not in outside.sources and not ev.facts[n].missing}
     pace = every[every["last_advance"].notna()]
     last_advance = {
@@ -232,7 +233,7 @@ def detect_hang(
         (max(last_advance.values()) - min(last_advance.values())).total_seconds() < lag_min
     )
     servers = [n for n in tasks if n not in every.index and n.partition(":")[0] == "ps"]
-    if together and len(servers) == 1:
+    if together and len(servers) == 1 and not finished:  # (a finished peer was served fine)
         add(
             servers[0],
             1.5,
@@ -284,7 +285,8 @@ def detect_hang(
         evidence.append(
             evidence_row(ev, timeline, last_row.get(peer), f"{peer}'s last progress report")
         )
-    at = last_advance.get(node, stop)
+    # (a peer finished: the job's last advance was that peer's, not when this node stopped)
+    at = last_advance.get(node, None if finished else stop)
     what = (
         "stopped making progress"
         + (
@@ -299,7 +301,7 @@ def detect_hang(
     return Stall(
         category="hang",
         node=node,
-        time=last_advance.get(node, stop),
+        time=at,
         what=what,
         confidence=confidence,
         evidence=evidence,
@@ -328,6 +330,15 @@ def _two_largest(values: dict) -> list[tuple[Any, Any]]:
     """The two largest (node, value) pairs, smaller first: the largest of the others of any
     node is the last of them that is not that node."""
     return [(n, v) for v, n in heapq.nlargest(2, ((v, n) for n, v in values.items()))][::-1]
+
+
+def _left_behind(every: pd.DataFrame, finished: set[str], outside: Any) -> list[str]:
+    """Tasks that reported steps, never said their training finished while a peer did, and
+    were still running when an outside party stopped the job for making no progress: they
+    were stuck, not done (in asynchronous training a peer finishes without them)."""
+    if outside.time is None or not outside.says_no_progress:
+        return []
+    return [n for n in every.index if n not in finished and n in outside.stopped]
 
 
 def _said_goodbye(ev: Case, node: str) -> bool:
