@@ -90,11 +90,6 @@ KNOWN_WRONG: dict[str, str] = {
         "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
         "while the job finishes"
     ),
-    "tf1_supervisor/stall_deadline-ps-training-rotated": (
-        "says worker:1 / deadline_exceeded (0.53): both workers log DeadlineExceededError "
-        "('Operation timed out') on their step; the frozen ps:0 logs nothing and no error "
-        "names it, so a worker that timed out is named instead of the ps"
-    ),
 }
 
 

@@ -143,3 +143,25 @@ def test_a_notice_naming_another_task_does_not_move_the_verdict(tmp_path: Path):
     launcher.write_text(text.replace("preempting worker:1", "preempting worker:0"), "utf-8")
     run = analyzer.load(dst, condensed=True)
     assert run.root_cause.category != "preemption" or run.root_cause.node != "worker:1"
+
+
+FROZEN_PS = SYNC_KILL.parent.parent / "tf1_supervisor" / "stall_deadline-ps-training-rotated"
+
+
+def test_the_task_that_outlived_the_sigterm_is_the_one_its_peers_timed_out_on():
+    """tf1_supervisor: ps:0 frozen (SIGSTOP) with 5 s operation timeouts: both workers log
+    DeadlineExceededError naming no one; the ps logs nothing. The launcher's SIGTERM ends every
+    task but ps:0, which it then has to SIGKILL: the stuck one they waited on."""
+    run = analyzer.load(FROZEN_PS, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("ps:0", "deadline_exceeded")
+    assert any("still running after" in e.text for e in run.root_cause.evidence)
+
+
+def test_without_the_kill_after_the_grace_the_ps_is_not_named(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(FROZEN_PS, dst)
+    launcher = dst / "launcher.log"
+    lines = launcher.read_text(encoding="utf-8").splitlines(keepends=True)
+    launcher.write_text("".join(x for x in lines if "still running" not in x), encoding="utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.node != "ps:0"

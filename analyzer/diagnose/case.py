@@ -9,11 +9,20 @@ import numpy as np
 import pandas as pd
 
 from analyzer.diagnose.clocks import ClockEstimate
-from analyzer.diagnose.common import SYMPTOM_CATEGORIES, _utc, _values
+from analyzer.diagnose.common import (
+    SYMPTOM_CATEGORIES,
+    TIMED_OUT_RE,
+    _utc,
+    _values,
+    error_texts,
+)
 from analyzer.diagnose.consistency import Consistency
 from analyzer.diagnose.facts import Facts
 from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
+
+#: a node's errors this close to its first one are one failure (a step's aborts and its cause)
+STEP_BURST_S = 2.0
 
 
 @dataclass
@@ -64,6 +73,10 @@ class Case:
     stopped: set[str] = field(default_factory=set)  #: tasks stopped together from outside
     #: tasks that a launcher's or scheduler's stop line names (``sending SIGTERM to ps:0``)
     told_to_stop: set[str] = field(default_factory=set)
+    #: tasks that outlived that SIGTERM and had to be killed (``still running after 5 s``)
+    unresponsive: set[str] = field(default_factory=set)
+    #: the lines that say so (text → its timeline row)
+    kill_lines: dict[str, dict] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -99,6 +112,29 @@ class Case:
             and n not in self.outside
             and n not in self.told_to_stop
         }
+
+    def stuck_waited_on(self) -> str | None:
+        """The one task that did not exit on the SIGTERM that ended the job (a stopped or stuck
+        process: it had to be killed) while the others did, with no error of its own, when the
+        other tasks' first errors are timeouts: they waited on it until their deadlines."""
+        if len(self.unresponsive) != 1 or not self.told_to_stop - self.unresponsive:
+            return None
+        node = next(iter(self.unresponsive))
+        if node in self.intrinsic_nodes() or self.errors.empty:
+            return None
+        peers = self.errors[self.errors["node"] != node]
+        if peers.empty:
+            return None
+        # each peer's first burst of errors (a step that timed out also aborts its executors
+        # a moment before the deadline's own error is logged)
+        times = _utc(peers["ts"])
+        first = times.groupby(peers["node"]).transform("min")
+        burst = peers[(times - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
+        timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
+            TIMED_OUT_RE
+        )
+        share = timed_out.groupby(burst["node"]).any().mean()
+        return node if share > 0.5 else None
 
     def notices(self) -> dict[str, dict]:
         """Per node, its first preemption notice (a warning too: TF's ``SIGTERM caught``), when

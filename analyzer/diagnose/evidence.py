@@ -75,6 +75,12 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 ev.clock,
             )
         )
+    if node == ev.stuck_waited_on():
+        for text, row in ev.kill_lines.items():
+            if node in text:
+                why = f"{node} did not exit on the SIGTERM that ended the job: stopped or stuck"
+                lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
+                break
     if f is not None and node in ev.unexplained_exits():
         why = f"{node}'s log ends with an uncaught exception (no rule knows it): it died of it"
         lines.append(_evidence_line(node, f.last_line, why, ev.clock))

@@ -86,6 +86,13 @@ def score_candidates(ev: Case) -> list[Candidate]:
             )
     for node, (step, count) in ev.stopped_short().items():
         cand(node).add(2, f"its log stops mid-run at step {step:g} of {count:g}, with no goodbye")
+    stuck = ev.stuck_waited_on()
+    if stuck is not None:
+        cand(stuck).add(
+            5,
+            "it did not exit on the SIGTERM that ended the job while its peers did (a stopped "
+            "or stuck process), and their first errors are timeouts: they waited on it",
+        )
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():

@@ -67,6 +67,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         notice := _outside_notice(node, ev)
     ) is not None:
         return notice
+    if c.intrinsic is None and node == ev.stuck_waited_on():
+        return "deadline_exceeded", None
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
@@ -208,6 +210,11 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         return (
             "stopped answering: its log stops mid-run and the coordination service then gives "
             "up on it (no heartbeats)"
+        )
+    if category == "deadline_exceeded" and node == ev.stuck_waited_on():
+        return (
+            "stopped answering while it stayed alive: its peers timed out waiting on it, and it "
+            "did not exit on the SIGTERM that ended the job"
         )
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
