@@ -38,10 +38,6 @@ KNOWN_WRONG: dict[str, str] = {
         "the chief's log stops on a training step and the servers then shut down cleanly; "
         "a healthy chief without a goodbye line would look the same, so it is not called"
     ),
-    "pss/kill-worker-startup-rotated": (
-        "the worker was killed after its server started; ParameterServerStrategy's chief waits "
-        "without logging for whom, and the dead worker's log equals a live one's: no trace"
-    ),
     "mwms_ctl/hdf5_lock-any-checkpoint-gz": (
         "two writers both fail on the HDF5 lock within 3 s; the truth names the one that began "
         "saving first, the diagnosis the one whose error came first"
@@ -59,12 +55,6 @@ KNOWN_WRONG: dict[str, str] = {
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
-    "pss_keras/kill-worker-startup-slurm": (
-        "the worker was killed after its server started; the chief then waits silently in "
-        "start-up and the job hits the time limit: launcher.log's stall (no step, worker:1 "
-        "absent from the SIGTERM list) is not read as a failure, and the dead worker's log "
-        "equals a live server's"
-    ),
     "pss_keras/dtype-chief-training-slurm": (
         "the chief feeds string features; the UnimplementedError ('Cast string to float') "
         "surfaces at the worker that ran the closure first, so the verdict names worker:1"

@@ -165,3 +165,25 @@ def test_without_the_kill_after_the_grace_the_ps_is_not_named(tmp_path: Path):
     launcher.write_text("".join(x for x in lines if "still running" not in x), encoding="utf-8")
     run = analyzer.load(dst, condensed=True)
     assert run.root_cause.node != "ps:0"
+
+
+STARTUP_KILL = SYNC_KILL.parent.parent / "pss_keras" / "kill-worker-startup-slurm"
+
+
+def test_a_task_the_stop_did_not_name_had_gone_before_it_in_start_up_too():
+    """pss_keras: worker:1 SIGKILLed after its server started; the chief waits silently and
+    the launcher ends the job, naming chief:0, ps:0 and worker:0 only. No step was ever
+    logged: the phase does not matter, the stop's names do."""
+    run = analyzer.load(STARTUP_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+    assert any(e.node == "launcher" for e in run.root_cause.evidence)
+
+
+def test_when_the_stop_names_every_task_none_had_gone_before(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(STARTUP_KILL, dst)
+    launcher = dst / "launcher.log"
+    text = launcher.read_text(encoding="utf-8")
+    launcher.write_text(text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1"), "utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "node_crash")

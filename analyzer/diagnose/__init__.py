@@ -50,7 +50,6 @@ module whose result goes into :class:`~analyzer.diagnose.case.Case` and the scor
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -77,7 +76,7 @@ from analyzer.diagnose.outside import job_level_logs, stopped_together
 from analyzer.diagnose.phases import node_phases, passing_warnings, shutdown_noise
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
-from analyzer.diagnose.stall import UNRESPONSIVE, find_stall, outside_end, stall_diagnosis
+from analyzer.diagnose.stall import find_stall, outside_end, stall_diagnosis
 from analyzer.diagnose.verdict import (
     _finish,
     _healthy,
@@ -193,8 +192,8 @@ def gather(
     end = outside_end(case, timeline)
     case.told_to_stop, case.unresponsive = end.stopped, end.unresponsive
     for label, text in zip(end.rows, end.texts, strict=True):
-        if end.unresponsive and re.search(UNRESPONSIVE, text) and label in timeline.index:
-            case.kill_lines.setdefault(text, timeline.loc[label].to_dict())
+        if label in timeline.index:
+            case.end_lines.setdefault(text, timeline.loc[label].to_dict())
     return case
 
 

@@ -75,8 +75,8 @@ class Case:
     told_to_stop: set[str] = field(default_factory=set)
     #: tasks that outlived that SIGTERM and had to be killed (``still running after 5 s``)
     unresponsive: set[str] = field(default_factory=set)
-    #: the lines that say so (text → its timeline row)
-    kill_lines: dict[str, dict] = field(default_factory=dict)
+    #: the lines in which an outside party ended the job (text → its timeline row)
+    end_lines: dict[str, dict] = field(default_factory=dict)
     _memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -91,6 +91,7 @@ class Case:
             or self.ended_from_outside()
             or bool(self.notices())
             or bool(self.stopped_short())
+            or bool(self.gone_before_stop())
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
@@ -111,6 +112,23 @@ class Case:
             and n not in self.stopped
             and n not in self.outside
             and n not in self.told_to_stop
+        }
+
+    def gone_before_stop(self) -> set[str]:
+        """Tasks that a launcher's or scheduler's stop line did not name while it named others,
+        whose log ends with no goodbye and no finished training: the stop no longer had to
+        reach them, so they had gone before it (died), whatever phase they were in."""
+        if not self.told_to_stop:
+            return set()
+        return {
+            n
+            for n, f in self.facts.items()
+            if n not in self.told_to_stop
+            and n not in self.outside
+            and n not in self.stopped
+            and not f.missing
+            and f.ending in ("mid-run", "killed")
+            and self.phases.finished(n) is None
         }
 
     def stuck_waited_on(self) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -20,6 +21,7 @@ from analyzer.diagnose.common import (
     _utc,
     _utc_one,
 )
+from analyzer.diagnose.stall import UNRESPONSIVE
 from analyzer.identity import task_name
 from analyzer.model import Evidence
 
@@ -76,9 +78,17 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
             )
         )
     if node == ev.stuck_waited_on():
-        for text, row in ev.kill_lines.items():
-            if node in text:
+        for text, row in ev.end_lines.items():
+            if node in text and re.search(UNRESPONSIVE, text):
                 why = f"{node} did not exit on the SIGTERM that ended the job: stopped or stuck"
+                lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
+                break
+    if f is not None and node in ev.gone_before_stop():
+        why = f"{node}'s last line: its log ends here with no error and no goodbye"
+        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
+        for text, row in ev.end_lines.items():
+            if any(t in text for t in ev.told_to_stop):
+                why = f"the stop that ended the job names the other tasks, not {node}"
                 lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
                 break
     if f is not None and node in ev.unexplained_exits():

@@ -86,6 +86,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             )
     for node, (step, count) in ev.stopped_short().items():
         cand(node).add(2, f"its log stops mid-run at step {step:g} of {count:g}, with no goodbye")
+    for node in ev.gone_before_stop():
+        cand(node).add(
+            2,
+            "the stop that ended the job named the other tasks, not it: it had gone before "
+            "(its log ends with no goodbye)",
+        )
     stuck = ev.stuck_waited_on()
     if stuck is not None:
         cand(stuck).add(

@@ -218,6 +218,12 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         )
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
+    if category == "node_crash" and node in ev.gone_before_stop():
+        where = ev.phases.furthest(node)
+        return (
+            "died before the job was stopped from outside: the stop named every other task, "
+            "not it" + (f" (its log ends in the {where} phase, with no error)" if where else "")
+        )
     if category == "node_crash" and node in ev.waited_for() and _died_while_awaited(node, ev):
         where = ev.phases.furthest(node)
         return "went silent while its peers waited for it" + (
