@@ -185,3 +185,69 @@ def test_without_the_launchers_no_progress_line_a_finished_peer_means_done(tmp_p
     )
     run = load(dst, condensed=True)
     assert run.root_cause.category != "hang"
+
+
+def _reports(node: str, steps: int, step_time: float):
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "node": [node] * steps,
+            "step": [float(i) for i in range(1, steps + 1)],
+            "step_time_s": [step_time] * steps,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("fast_steps", "expected"),
+    [(60, ("worker:1", "waited for")), (20, ("worker:0", "slow"))],
+)
+def test_in_lockstep_the_node_that_does_not_wait_is_the_straggler(fast_steps, expected):
+    """Two nodes, step times 0.5 s and 0.008 s. When both report the same 60 steps (synchronous
+    training) the slow-looking one waits at the collective for the other; when they do not
+    (asynchronous), the one with the long steps is slow itself."""
+    import pandas as pd
+
+    from analyzer.diagnose.straggler import _lockstep, _own_time_outlier
+
+    rows = pd.concat(
+        [_reports("worker:0", 60, 0.5), _reports("worker:1", fast_steps, 0.008)],
+        ignore_index=True,
+    )
+    assert _lockstep(rows, pd.Index(["worker:0", "worker:1"])) == (fast_steps == 60)
+    node, _factor, how, _peers = _own_time_outlier(rows, None)
+    assert (node, how) == expected
+
+
+def test_a_synchronous_throttled_worker_is_named_not_the_chief_that_waits_for_it():
+    run = load(LAB / "tf1_sync" / "throttle-worker-training-gz", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "straggler")
+
+
+PSS_DTYPE = LAB / "pss_keras" / "dtype-chief-training-slurm"
+
+
+def test_a_program_error_in_a_function_the_coordinator_sent_is_the_coordinators():
+    """pss_keras: the chief feeds string features; worker:1 runs the closure and logs the Cast
+    error 7 ms before the chief relays it. The chief's ClusterCoordinator lines say it sent the
+    function: the error is its program's."""
+    run = load(PSS_DTYPE, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "dtype_mismatch")
+
+
+def test_without_the_coordinators_dispatch_lines_the_first_to_fail_is_named(tmp_path):
+    import shutil
+
+    dst = tmp_path / "run"
+    shutil.copytree(PSS_DTYPE, dst)
+    chief = dst / "slurm-4225.0.out"
+    lines = chief.read_text(encoding="utf-8").splitlines(keepends=True)
+    keep = [
+        x
+        for x in lines
+        if "when processing closure" not in x and "Remote function on worker" not in x
+    ]
+    chief.write_text("".join(keep), encoding="utf-8")
+    run = load(dst, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "dtype_mismatch")

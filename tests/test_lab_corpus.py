@@ -55,10 +55,6 @@ KNOWN_WRONG: dict[str, str] = {
     "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
-    "pss_keras/dtype-chief-training-slurm": (
-        "the chief feeds string features; the UnimplementedError ('Cast string to float') "
-        "surfaces at the worker that ran the closure first, so the verdict names worker:1"
-    ),
     "pss_keras/throttle-worker-training-plain": (
         "PSS workers log no steps: only the chief's per-epoch times grow, and no line says "
         "which worker ran the slow closures, so no straggler is found"
@@ -68,10 +64,6 @@ KNOWN_WRONG: dict[str, str] = {
     "tf1_sync/block-worker-training-rotated": (
         "says ps:0 / hang: the blocked worker and the chief stop at the same global step (the "
         "chief waits for its gradients) and neither logs why; the ps's log ends after start-up"
-    ),
-    "tf1_sync/throttle-worker-training-gz": (
-        "says worker:0 / straggler: in synchronous training the throttled worker's own step "
-        "times stay short (0.008 s) while the chief's grow to 0.5 s waiting for its gradients"
     ),
     # tf1_supervisor: held out; its misses at the one untouched measurement (22/28,
     # measurements/tf1_supervisor-untouched.txt); then tuned on (see protocol.json): these remain.

@@ -24,6 +24,28 @@ from analyzer.diagnose.common import (
 from analyzer.diagnose.shapes import odd_shape_members
 from analyzer.diagnose.silence import _reacted, _reactions
 
+#: a ClusterCoordinator's lines about the functions it sent to its workers (TF's
+#: distribute/coordinator/cluster_coordinator.py: "%s encountered the following error when
+#: processing closure: %r:%s", and its remote-function failures)
+_DISPATCH_RE = r"encountered the following error when processing closure|Remote function on worker"
+#: errors of the program itself, the same wherever it runs
+_PROGRAM_CATEGORIES = ("dtype_mismatch", "shape_mismatch")
+
+
+def _dispatchers(ev: Case) -> set[str]:
+    """Nodes that ran a ClusterCoordinator and had a program error of their own: the functions
+    their workers failed in are theirs (a ParameterServerStrategy worker runs only what the
+    coordinator sends it), so a dtype or shape error a worker hit first is the coordinator's."""
+    f = ev.findings
+    if f is None or f.empty or ev.intrinsic.empty:
+        return set()
+    own = ev.intrinsic[ev.intrinsic["category"].isin(_PROGRAM_CATEGORIES)]
+    if own.empty:
+        return set()
+    mine = f[f["node"].isin(set(_values(own["node"])))]
+    said = mine[mine["message"].astype(str).str.contains(_DISPATCH_RE, regex=True)]
+    return set(_values(said["node"]))
+
 
 def score_candidates(ev: Case) -> list[Candidate]:
     """Step 6: points per node; the list is sorted best first (ties: earliest failure)."""
@@ -91,6 +113,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             2,
             "the stop that ended the job named the other tasks, not it: it had gone before "
             "(its log ends with no goodbye)",
+        )
+    for node in _dispatchers(ev):
+        cand(node).add(
+            2,
+            "its workers ran the functions it sent them (ClusterCoordinator): a dtype or shape "
+            "error in them is its program's",
         )
     stuck = ev.stuck_waited_on()
     if stuck is not None:

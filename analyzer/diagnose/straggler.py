@@ -134,6 +134,9 @@ def _own_time_outlier(
         return None
     medians = times["median"]
     bases, lows, highs = _others(medians)
+    # in lockstep (every node reports the same steps) a step time out of line says who waits:
+    # the nodes that wait at the collective for one spend the step there, it does not
+    lockstep = _lockstep(rows, medians.index)
     best = None
     for node, med, base, peer_min, peer_max in zip(
         medians.index.tolist(),
@@ -149,18 +152,31 @@ def _own_time_outlier(
         low = base / med
         spread = float(peer_max / peer_min) if peer_min > 0 else np.inf
         peers_wait = job_step_s is None or base >= WAIT_SHARE * job_step_s
-        if high >= STRAGGLER_FACTOR and (best is None or high > best[1]):
+        if (
+            high >= STRAGGLER_FACTOR
+            and (best is None or high > best[1])
+            and not (lockstep and best is not None and best[2] == "waited for")
+        ):
             best = (node, high, "slow")
         elif (
             low >= STRAGGLER_FACTOR
             and spread < 1.5
             and peers_wait
-            and (best is None or low > best[1])
+            and (best is None or low > best[1] or (lockstep and best[2] == "slow"))
         ):
             best = (node, low, "waited for")
     if best is None:
         return None
     return (str(best[0]), best[1], best[2], _peers_of(medians.index, best[0]))
+
+
+def _lockstep(rows: pd.DataFrame, nodes: pd.Index) -> bool:
+    """Did ``nodes`` report the same steps (synchronous training: each step ends when every
+    node's part of it is in)? The same number of reports and the same last step."""
+    mine = rows[rows["node"].isin(nodes)]
+    g = mine.groupby("node")["step"]
+    counts, lasts = g.size(), g.max()
+    return bool(len(counts) >= 2 and counts.nunique() == 1 and lasts.nunique() == 1)
 
 
 def _step_lag(rows: pd.DataFrame) -> tuple[str, float, str, list[str]] | None:
