@@ -34,10 +34,6 @@ KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-checkpoint-stderr": _NO_NOTICE,
     "tf1/preempt-worker-training-rotated": _NO_NOTICE,
     "tf1/preempt-worker-checkpoint-host": _NO_NOTICE,
-    "pss/kill-chief-training-gz": (
-        "the chief's log stops on a training step and the servers then shut down cleanly; "
-        "a healthy chief without a goodbye line would look the same, so it is not called"
-    ),
     "mwms_ctl/hdf5_lock-any-checkpoint-gz": (
         "two writers both fail on the HDF5 lock within 3 s; the truth names the one that began "
         "saving first, the diagnosis the one whose error came first"

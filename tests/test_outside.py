@@ -187,3 +187,33 @@ def test_when_the_stop_names_every_task_none_had_gone_before(tmp_path: Path):
     launcher.write_text(text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1"), "utf-8")
     run = analyzer.load(dst, condensed=True)
     assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "node_crash")
+
+
+CHIEF_KILL = SYNC_KILL.parent.parent / "pss" / "kill-chief-training-gz"
+
+
+def test_a_trainer_that_stops_mid_training_while_its_servers_say_goodbye_died():
+    """pss: the chief is SIGKILLed at step 20; the ps and workers are told the job ended and
+    shut down cleanly. No node finished training and no one stopped the job from outside."""
+    run = analyzer.load(CHIEF_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+
+
+def test_the_same_logs_with_the_chiefs_goodbye_are_healthy(tmp_path: Path):
+    """Append the healthy pss chief's last lines (training finished, its ClusterCoordinator
+    stopping the cluster), moved to just after the chief's last step: then nothing failed."""
+    import gzip
+
+    dst = tmp_path / "run"
+    shutil.copytree(CHIEF_KILL, dst)
+    healthy = SYNC_KILL.parent.parent / "pss" / "healthy-none-full-stderr" / "chief0.stderr"
+    bye = healthy.read_text(encoding="utf-8").splitlines(keepends=True)
+    tail = [
+        x.replace("19:12:47", "19:25:56")  # (after the chief's last step)
+        for x in bye
+        if "training finished" in x or "Stopping" in x
+    ]
+    with gzip.open(dst / "chief.log.gz", "at", encoding="utf-8") as f:
+        f.write("".join(tail))
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category == "none"

@@ -92,6 +92,7 @@ class Case:
             or bool(self.notices())
             or bool(self.stopped_short())
             or bool(self.gone_before_stop())
+            or bool(self.cut_off_training())
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
@@ -112,6 +113,25 @@ class Case:
             and n not in self.stopped
             and n not in self.outside
             and n not in self.told_to_stop
+        }
+
+    def cut_off_training(self) -> set[str]:
+        """Nodes whose log ends mid-run in the training phase, without a goodbye, in a job no
+        node finished and nobody stopped from outside, while a peer's log ends cleanly: the
+        peers said goodbye, it did not (it died while it trained). (Not by time: a server's
+        goodbye often carries no time of its own.)"""
+        if self.phases is None or self.phases.end is not None or self.ended_from_outside():
+            return set()
+        if not any(f.ending == "clean" for f in self.facts.values()):
+            return set()
+        return {
+            n
+            for n, f in self.facts.items()
+            if f.ending == "mid-run"
+            and n not in self.stopped
+            and n not in self.outside
+            and n not in self.told_to_stop
+            and self.phases.furthest(n) == "training"
         }
 
     def gone_before_stop(self) -> set[str]:

@@ -218,6 +218,11 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         )
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
+    if category == "node_crash" and node in ev.cut_off_training():
+        return (
+            "died while it trained: its log ends mid-training with no goodbye, while its peers' "
+            "logs end cleanly and no node finished training"
+        )
     if category == "node_crash" and node in ev.gone_before_stop():
         where = ev.phases.furthest(node)
         return (
