@@ -111,6 +111,11 @@ def plain_own_time_outlier(rows, job_step_s):
     times = times[(times["count"] >= straggler.MIN_REPORTS) & times["median"].notna()]
     if len(times) < 2:
         return None
+    judged = rows[rows["node"].isin(times.index)]
+    lockstep = len(times) >= 2 and (
+        len({len(g) for _, g in judged.groupby("node")}) == 1
+        and len({g["step"].max() for _, g in judged.groupby("node")}) == 1
+    )
     best = None
     for node, med in times["median"].items():
         peers = times["median"].drop(index=node)
@@ -121,13 +126,17 @@ def plain_own_time_outlier(rows, job_step_s):
         spread = float(peers.max() / peers.min()) if peers.min() > 0 else np.inf
         peers_wait = job_step_s is None or base >= straggler.WAIT_SHARE * job_step_s
         order = straggler._node_order
-        if high >= straggler.STRAGGLER_FACTOR and (best is None or high > best[1]):
+        if (
+            high >= straggler.STRAGGLER_FACTOR
+            and (best is None or high > best[1])
+            and not (lockstep and best is not None and best[2] == "waited for")
+        ):
             best = (str(node), high, "slow", sorted(map(str, peers.index), key=order))
         elif (
             low >= straggler.STRAGGLER_FACTOR
             and spread < 1.5
             and peers_wait
-            and (best is None or low > best[1])
+            and (best is None or low > best[1] or (lockstep and best[2] == "slow"))
         ):
             best = (str(node), low, "waited for", sorted(map(str, peers.index), key=order))
     return best
