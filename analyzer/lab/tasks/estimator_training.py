@@ -85,7 +85,7 @@ def main() -> None:
         return estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     class LabHook(tf.compat.v1.train.SessionRunHook):
-        """The pace of a step (--step-sleep) and the OOM knob (--oom-at-step)."""
+        """The pace of a step (--step-sleep) and the OOM knob (--oom-at-step, a global step)."""
 
         def begin(self):
             self.n, self.step = 0, 0
@@ -99,9 +99,11 @@ def main() -> None:
         def before_run(self, run_context):
             self.n += 1
             fetches = {"step": self.global_step}
-            if self.big is not None and self.n == args.oom_at_step:
-                log.info("step %d: building embedding table of %d MB", self.n, args.oom_mb)
+            if self.big is not None and self.step + 1 >= args.oom_at_step:
+                # counted on the global step: a worker that starts late runs fewer local steps
+                log.info("step %d: building embedding table of %d MB", self.step + 1, args.oom_mb)
                 fetches["big"] = self.big
+                self.big = None
             return tf.compat.v1.train.SessionRunArgs(fetches)
 
         def after_run(self, run_context, run_values):
