@@ -90,15 +90,18 @@ def test_the_corpus_is_large_and_covers_every_style():
         "pss_keras",
         "tf1_sync",
         "tf1_supervisor",
+        "estimator",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
         "pss_keras",
         "tf1_sync",
         "tf1_supervisor",
+        "estimator",
     }
-    # pss_keras, tf1_sync and tf1_supervisor were each measured once untouched, then tuned on
-    assert untouched_styles([str(CORPUS)]) == set()
+    # pss_keras, tf1_sync and tf1_supervisor were each measured once untouched, then tuned on;
+    # estimator is measured once, untouched
+    assert untouched_styles([str(CORPUS)]) == {"estimator"}
     for style in styles:
         healthy = [
             f

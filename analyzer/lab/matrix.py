@@ -33,6 +33,9 @@ from ._runner import Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
 OLD_RELEASE_CANDIDATES = ("/tmp/tf-old/bin/python", "/tmp/tf219/bin/python")
+# The estimator style needs a TensorFlow that still has tf.estimator (<= 2.15).
+TF215_PYTHON_ENV = "TFDIAG_LAB_TF215_PYTHON"
+TF215_CANDIDATES = ("/tmp/tf215/bin/python",)
 
 
 # ----------------------------------------------------------------------------- tables
@@ -62,6 +65,10 @@ class Style:
     # added after the corpus was recorded counts on its own from here, so the recorded
     # cells of the other styles keep their folders.
     naming_start: int | None = None
+    # A style whose tasks need their own interpreter (env var, candidate paths); the lab
+    # venv's TensorFlow is then the *other* release of its version fault.
+    python: tuple[str, tuple[str, ...]] | None = None
+    release: str = "2.21"  # the TensorFlow release the style's tasks run on
 
     @property
     def nodes(self) -> list[str]:
@@ -210,8 +217,33 @@ STYLES: dict[str, Style] = {
             pod_prefix="ads-async",
             naming_start=5,
         ),
+        Style(
+            name="estimator",
+            script="estimator_training.py",
+            jobs=(("chief", 1), ("ps", 1), ("worker", 2)),
+            cluster="chief + 1 ps + 2 workers (tf.estimator.train_and_evaluate from TF_CONFIG, "
+            "custom model_fn, asynchronous between-graph replication; TensorFlow 2.15)",
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0", "worker:0", "worker:1"),
+            progress_node="chief:0",
+            step_re=r"loss = [-+\w.]+, step = (\d+)",
+            steps=900,
+            args=("--step-sleep", "0.1", "--log-every", "10", "--model-dir", "{scratch}/model_dir"),
+            ckpt_args=("--save-checkpoints-steps", "600"),
+            ckpt_node="chief:0",
+            ckpt_re=r"Saving checkpoints for [1-9]\d* into",
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("chief:0", "worker:1"),
+            pod_prefix="census-est",
+            naming_start=4,
+            python=(TF215_PYTHON_ENV, TF215_CANDIDATES),
+            release="2.15",
+        ),
     ]
 }
+
+# Styles that run on the lab venv's TensorFlow (the faults on "the older release" need them).
+LAB_VENV_STYLES = tuple(s.name for s in STYLES.values() if s.python is None)
 
 # What the launcher waits for before it injects a phase's fault.
 PHASES: dict[str, str] = {
@@ -262,6 +294,10 @@ class Fault:
     must_fail: bool = False  # some node must fail (exit != 0) or stall
     env: tuple[tuple[str, str], ...] = ()
     variants: int = 1
+    style_variants: tuple[tuple[str, int], ...] = ()  # (style, variants) overrides
+
+    def variants_of(self, style: str) -> int:
+        return dict(self.style_variants).get(style, self.variants)
 
 
 def _all(role: str, phase: str, styles=tuple(STYLES)) -> tuple[tuple[str, str, str], ...]:
@@ -279,6 +315,8 @@ FAULTS: dict[str, Fault] = {
             "No fault: the job trains to its last step and every task ends cleanly.",
             _all("none", "full"),
             variants=2,
+            # estimator has no older release to run healthy_old on: a third healthy run
+            style_variants=(("estimator", 3),),
         ),
         Fault(
             "healthy_old",
@@ -286,7 +324,7 @@ FAULTS: dict[str, Fault] = {
             "none",
             "old",
             "No fault, every task on the older TensorFlow release.",
-            _all("none", "full"),
+            _all("none", "full", LAB_VENV_STYLES),
         ),
         Fault(
             "kill",
@@ -327,6 +365,13 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("tf1_supervisor", "chief", "training"),
                 ("tf1_supervisor", "chief", "checkpoint"),
+                ("estimator", "chief", "startup"),
+                ("estimator", "ps", "startup"),
+                ("estimator", "ps", "training"),
+                ("estimator", "worker", "training"),
+                ("estimator", "chief", "training"),
+                ("estimator", "chief", "checkpoint"),
+                ("estimator", "ps", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -337,7 +382,7 @@ FAULTS: dict[str, Fault] = {
             "node_crash",
             "signal+old",
             "Every task on the older TensorFlow release; the target is SIGKILLed.",
-            _all("worker", "training"),
+            _all("worker", "training", LAB_VENV_STYLES),
             sig=signal.SIGKILL,
             exit_code=-9,
         ),
@@ -349,7 +394,11 @@ FAULTS: dict[str, Fault] = {
             "The target receives SIGTERM as a scheduler's preemption notice.",
             _all("worker", "training")
             + _all("worker", "checkpoint")
-            + (("tf1_sync", "chief", "training"), ("tf1_supervisor", "chief", "training")),
+            + (
+                ("tf1_sync", "chief", "training"),
+                ("tf1_supervisor", "chief", "training"),
+                ("estimator", "chief", "training"),
+            ),
             sig=signal.SIGTERM,
             evidence=(),
         ),
@@ -369,6 +418,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_keras", "chief", "checkpoint"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "ps", "training"),
+                ("estimator", "ps", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -394,6 +444,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_sync", "ps", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "ps", "training"),
+                ("estimator", "ps", "training"),
             ),
             sig=signal.SIGSTOP,
         ),
@@ -410,6 +461,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_keras", "worker", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "worker", "training"),
+                ("estimator", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -438,6 +490,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "worker", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "worker", "training"),
+                ("estimator", "worker", "training"),
             ),
         ),
         Fault(
@@ -455,6 +508,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "chief", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "worker", "training"),
+                ("estimator", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -475,6 +529,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "ps", "startup"),
                 ("tf1_sync", "ps", "startup"),
                 ("tf1_supervisor", "ps", "startup"),
+                ("estimator", "ps", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -493,6 +548,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "worker", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -510,6 +566,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "chief", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -527,6 +584,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "chief", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -543,6 +601,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "worker", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -561,6 +620,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_sync", "ps", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "ps", "startup"),
             ),
             ended_by_launcher=True,
         ),
@@ -578,6 +638,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "worker", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
         ),
         Fault(
@@ -593,6 +654,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "chief", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "worker", "training"),
+                ("estimator", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -617,6 +679,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "chief", "training"),
                 ("tf1_sync", "worker", "training"),
                 ("tf1_supervisor", "worker", "training"),
+                ("estimator", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -627,7 +690,8 @@ FAULTS: dict[str, Fault] = {
             "version",
             "decide",
             "alt",
-            "The target runs the older TensorFlow release, the rest 2.21.",
+            "The target runs another TensorFlow release than the rest: the older one (the "
+            "lab venv's 2.21 for a style that runs on 2.15).",
             (
                 ("tf1", "worker", "startup"),
                 ("pss", "worker", "startup"),
@@ -636,6 +700,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_keras", "worker", "startup"),
                 ("tf1_sync", "worker", "startup"),
                 ("tf1_supervisor", "worker", "startup"),
+                ("estimator", "worker", "startup"),
             ),
         ),
         Fault(
@@ -729,7 +794,7 @@ def cells() -> list[Cell]:
     own = {s.name: s.naming_start for s in STYLES.values() if s.naming_start is not None}
     for fault in sorted(FAULTS.values(), key=lambda f: _priority(f.name)):
         for style, role, phase in fault.plan:
-            for _ in range(fault.variants):
+            for _ in range(fault.variants_of(style)):
                 i = own.get(style, k)
                 out.append(Cell(style, fault.name, role, phase, NAMINGS[i % len(NAMINGS)], i))
                 if style in own:
@@ -854,6 +919,17 @@ def old_python() -> str | None:
         if c and Path(c).exists():
             return c
     return None
+
+
+def style_python(style: Style) -> str | None:
+    """The interpreter a style with its own TensorFlow runs on (None: the lab venv's)."""
+    if style.python is None:
+        return None
+    env, candidates = style.python
+    for c in (os.environ.get(env), *candidates):
+        if c and Path(c).exists():
+            return c
+    raise CellError(f"{style.name} needs TensorFlow {style.release} (set {env})")
 
 
 class CellError(RuntimeError):
@@ -1068,7 +1144,9 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     nodes = style.nodes
     target = style.roles.get(cell.role) if cell.role not in ("none", "any") else None
     run = _Run(nodes, target, fault.category)
-    old = old_python()
+    own = style_python(style)
+    # the other release: the older one, or the lab venv's for a style on its own release
+    old = sys.executable if own else old_python()
     if fault.kind in ("old", "signal+old", "alt") and not old:
         raise CellError("needs the older TensorFlow release (set TFDIAG_LAB_ALT_PYTHON)")
     base = [*style.args, "--steps", str(style.steps)]
@@ -1116,7 +1194,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         args = list(base)
         if node == target and fault.kind == "args":
             args += _subst(fault.args, style, lab.scratch, target)
-        python = None
+        python = own
         if fault.kind in ("old", "signal+old") or (fault.kind == "alt" and node == target):
             python = old
             if fault.kind == "alt":
@@ -1274,7 +1352,7 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             run.category = "session_blocked"
             run.expect = [(spec("any"), ANY_ERROR)]
     elif fault.name == "version":
-        ver = r"^tf\.__version__ = (?!2\.21)"
+        ver = rf"^tf\.__version__ = (?!{re.escape(style.release)}\.)"
         if all_ok:
             run.category, run.target = "none", None
             run.notes.append(
