@@ -68,6 +68,13 @@ KNOWN_WRONG: dict[str, str] = {
         "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
         "while the job finishes"
     ),
+    # estimator: held out; measured once untouched (23/28, measurements/estimator-untouched.txt),
+    # then tuned on (a trainer that never reached the end its peers reached died): this remains.
+    "estimator/throttle-worker-training-host": (
+        "says - / none (0.90): asynchronous training; the throttled worker's reports come 6x "
+        "further apart from a third of the run on, but it logs only 4 reports after that (too "
+        "few to call a slowdown) and 2.8x fewer than the chief overall (under the 3x factor)"
+    ),
 }
 
 
@@ -99,9 +106,9 @@ def test_the_corpus_is_large_and_covers_every_style():
         "tf1_supervisor",
         "estimator",
     }
-    # pss_keras, tf1_sync and tf1_supervisor were each measured once untouched, then tuned on;
-    # estimator is measured once, untouched
-    assert untouched_styles([str(CORPUS)]) == {"estimator"}
+    # pss_keras, tf1_sync, tf1_supervisor and estimator were each measured once untouched, then
+    # tuned on
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f

@@ -217,3 +217,25 @@ def test_the_same_logs_with_the_chiefs_goodbye_are_healthy(tmp_path: Path):
         f.write("".join(tail))
     run = analyzer.load(dst, condensed=True)
     assert run.root_cause.category == "none"
+
+
+ASYNC_KILL = SYNC_KILL.parent.parent / "estimator" / "kill-worker-training-plain"
+
+
+def test_a_trainer_that_never_reached_the_end_its_peers_reached_died():
+    """estimator (asynchronous between-graph): worker:1 is SIGKILLed at global step 293; the
+    chief and worker:0 train on to step 900 and say so. Its log just stops."""
+    run = analyzer.load(ASYNC_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+    assert any(e.node == "chief:0" for e in run.root_cause.evidence)
+
+
+def test_with_its_own_goodbye_the_same_worker_finished(tmp_path: Path):
+    """Give worker:1 worker:0's last line (its 'training finished', renamed): nothing failed."""
+    dst = tmp_path / "run"
+    shutil.copytree(ASYNC_KILL, dst)
+    last = (dst / "worker-0.log").read_text(encoding="utf-8").splitlines()[-1]
+    with (dst / "worker-1.log").open("a", encoding="utf-8") as f:
+        f.write(last.replace("(worker 0,", "(worker 1,") + "\n")
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category == "none"

@@ -93,6 +93,7 @@ class Case:
             or bool(self.stopped_short())
             or bool(self.gone_before_stop())
             or bool(self.cut_off_training())
+            or bool(self.never_finished())
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
@@ -132,6 +133,27 @@ class Case:
             and n not in self.outside
             and n not in self.told_to_stop
             and self.phases.furthest(n) == "training"
+        }
+
+    def never_finished(self) -> set[str]:
+        """Trainers (not a ps, which only serves, nor an evaluator) whose log ends mid-run with
+        no goodbye in a job where other tasks said their training finished: they never reached
+        the end their peers reached (asynchronous training goes on without a dead worker, or
+        without its chief). Nodes stopped from outside are not counted."""
+        if self.phases is None or self.phases.end is None:
+            return set()
+        finished = {n for n in self.facts if self.phases.finished(n) is not None}
+        return {
+            n
+            for n, f in self.facts.items()
+            if finished
+            and n not in finished
+            and not f.missing
+            and f.ending in ("mid-run", "killed")
+            and n.partition(":")[0] not in ("ps", "evaluator")
+            and n not in self.outside
+            and n not in self.stopped
+            and n not in self.told_to_stop
         }
 
     def gone_before_stop(self) -> set[str]:

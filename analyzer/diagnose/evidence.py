@@ -83,6 +83,16 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 why = f"{node} did not exit on the SIGTERM that ended the job: stopped or stuck"
                 lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
                 break
+    if f is not None and node in ev.never_finished():
+        why = f"{node}'s last line: its log ends here with no error and no goodbye"
+        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
+        done = [
+            n
+            for n in sorted(ev.facts, key=_node_order)
+            if ev.phases.finished(n) is not None and n != node
+        ]
+        if done and (g := ev.facts[done[0]].last_line) is not None:
+            lines.append(_evidence_line(done[0], g, f"{done[0]} trained on to the end", ev.clock))
     if f is not None and node in ev.cut_off_training():
         why = f"{node}'s last line: its log ends here, mid-training, with no goodbye"
         lines.append(_evidence_line(node, f.last_line, why, ev.clock))

@@ -114,6 +114,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             "its log ends mid-training with no goodbye, while its peers' logs go on to a clean "
             "end and no node finished training",
         )
+    for node in ev.never_finished():
+        cand(node).add(
+            2,
+            "its log ends mid-run with no goodbye, while its peers trained on and said they "
+            "finished",
+        )
     for node in ev.gone_before_stop():
         cand(node).add(
             2,

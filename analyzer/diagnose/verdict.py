@@ -223,6 +223,13 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
             "died while it trained: its log ends mid-training with no goodbye, while its peers' "
             "logs end cleanly and no node finished training"
         )
+    if category == "node_crash" and node in ev.never_finished():
+        where = ev.phases.furthest(node)
+        return (
+            "died while its peers trained on: its log ends mid-run with no goodbye"
+            + (f" (in the {where} phase)" if where else "")
+            + ", and they said their training finished"
+        )
     if category == "node_crash" and node in ev.gone_before_stop():
         where = ev.phases.furthest(node)
         return (
