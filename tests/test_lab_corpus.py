@@ -142,7 +142,7 @@ def test_summary_counts_held_out_runs_apart():
     ]
     holdout, untouched = {"mwms_keras", "pss_keras"}, {"pss_keras"}
     groups = {label: (r, t) for label, r, t in summarize(rows, holdout, untouched)}
-    held = groups["held-out styles (not looked at while tuning)"][1]
+    held = groups["held-out styles (held out when recorded; see protocol.json)"][1]
     tuned = groups["tuned styles"][1]
     assert held + tuned == len(RUNS) and held > 0
     fresh = groups["untouched held-out styles (verdicts never looked at before)"][1]

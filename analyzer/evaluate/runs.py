@@ -137,7 +137,8 @@ def summarize(
         groups.append(count("tuned styles", lambda r: r.get("style") not in holdout))
         groups.append(
             count(
-                "held-out styles (not looked at while tuning)", lambda r: r.get("style") in holdout
+                "held-out styles (held out when recorded; see protocol.json)",
+                lambda r: r.get("style") in holdout,
             )
         )
     if untouched:
