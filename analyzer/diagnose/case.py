@@ -142,7 +142,12 @@ class Case:
         without its chief). Nodes stopped from outside are not counted."""
         if self.phases is None or self.phases.end is None:
             return set()
-        finished = {n for n in self.facts if self.phases.finished(n) is not None}
+        # (tasks only: a log piece whose task is unknown says nothing of the task's peers)
+        finished = {
+            n
+            for n in self.facts
+            if self.phases.finished(n) is not None and n.partition(":")[2].isdigit()
+        }
         return {
             n
             for n, f in self.facts.items()
