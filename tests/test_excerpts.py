@@ -29,7 +29,7 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: and 13/16 after those families, which never saw it (measurements/fresh6-untouched*.txt); its
 #: floor is the figure after general rules from the libraries' templates were added for its
 #: misses (25/29, 15/16; measurements/all-after-fresh6-fixes.txt). ``all`` keeps its floor: the
-#: next batch joins it untouched.
+#: next batch joins it untouched. ``fresh5`` rose to 22/23 with the torch checkpoint-size rule.
 MIN_EXCERPTS = 476
 MIN_BENIGN = 131
 MIN_RECALL = {
@@ -38,7 +38,7 @@ MIN_RECALL = {
     "fresh": 0.93,
     "fresh3": 0.94,
     "fresh4": 0.92,
-    "fresh5": 0.91,
+    "fresh5": 0.95,
     "fresh6": 0.86,
     "all": 0.94,
 }
