@@ -26,7 +26,10 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: and 10/11 benign-clean untouched (measurements/fresh5-untouched.txt); its floor is the figure
 #: after the generic storage / version-skew / MPI families (21/23, 10/11;
 #: measurements/all-after-fresh5-fixes.txt). ``fresh6`` was 19/29 and 13/16 untouched, then 21/29
-#: and 13/16 after those families, which never saw it (measurements/fresh6-untouched*.txt).
+#: and 13/16 after those families, which never saw it (measurements/fresh6-untouched*.txt); its
+#: floor is the figure after general rules from the libraries' templates were added for its
+#: misses (25/29, 15/16; measurements/all-after-fresh6-fixes.txt). ``all`` keeps its floor: the
+#: next batch joins it untouched. ``fresh5`` rose to 22/23 with the torch checkpoint-size rule.
 MIN_EXCERPTS = 476
 MIN_BENIGN = 131
 MIN_RECALL = {
@@ -35,8 +38,8 @@ MIN_RECALL = {
     "fresh": 0.93,
     "fresh3": 0.94,
     "fresh4": 0.92,
-    "fresh5": 0.91,
-    "fresh6": 0.72,
+    "fresh5": 0.95,
+    "fresh6": 0.86,
     "all": 0.94,
 }
 MIN_BENIGN_CLEAN = {
@@ -46,7 +49,7 @@ MIN_BENIGN_CLEAN = {
     "fresh3": 1.00,
     "fresh4": 1.00,
     "fresh5": 0.90,
-    "fresh6": 0.81,
+    "fresh6": 0.93,
     "all": 0.96,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
