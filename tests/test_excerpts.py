@@ -28,10 +28,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: measurements/all-after-fresh5-fixes.txt). ``fresh6`` was 19/29 and 13/16 untouched, then 21/29
 #: and 13/16 after those families, which never saw it (measurements/fresh6-untouched*.txt); its
 #: floor is the figure after general rules from the libraries' templates were added for its
-#: misses (25/29, 15/16; measurements/all-after-fresh6-fixes.txt). ``all`` keeps its floor: the
-#: next batch joins it untouched. ``fresh5`` rose to 22/23 with the torch checkpoint-size rule.
-MIN_EXCERPTS = 476
-MIN_BENIGN = 131
+#: misses (25/29, 15/16; measurements/all-after-fresh6-fixes.txt). ``fresh5`` rose to 22/23 with
+#: the torch checkpoint-size rule. ``fresh7`` was 14/26 and 12/14 untouched, before and after the
+#: fresh6 fixes, which never saw it (measurements/fresh7-untouched*.txt); not tuned on since.
+#: ``all`` (345/371, 141/145) is lower than before because fresh7 joined it untouched.
+MIN_EXCERPTS = 516
+MIN_BENIGN = 145
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
@@ -40,7 +42,8 @@ MIN_RECALL = {
     "fresh4": 0.92,
     "fresh5": 0.95,
     "fresh6": 0.86,
-    "all": 0.94,
+    "fresh7": 0.53,
+    "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -50,11 +53,12 @@ MIN_BENIGN_CLEAN = {
     "fresh4": 1.00,
     "fresh5": 0.90,
     "fresh6": 0.93,
-    "all": 0.96,
+    "fresh7": 0.85,
+    "all": 0.97,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh7"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh8"})
 
 
 def _rows() -> list[dict[str, str]]:
