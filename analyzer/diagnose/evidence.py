@@ -77,33 +77,7 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
                 ev.clock,
             )
         )
-    if node == ev.stuck_waited_on():
-        for text, row in ev.end_lines.items():
-            if node in text and re.search(UNRESPONSIVE, text):
-                why = f"{node} did not exit on the SIGTERM that ended the job: stopped or stuck"
-                lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
-                break
-    if f is not None and node in ev.never_finished():
-        why = f"{node}'s last line: its log ends here with no error and no goodbye"
-        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
-        done = [
-            n
-            for n in sorted(ev.facts, key=_node_order)
-            if ev.phases.finished(n) is not None and n != node
-        ]
-        if done and (g := ev.facts[done[0]].last_line) is not None:
-            lines.append(_evidence_line(done[0], g, f"{done[0]} trained on to the end", ev.clock))
-    if f is not None and node in ev.cut_off_training():
-        why = f"{node}'s last line: its log ends here, mid-training, with no goodbye"
-        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
-    if f is not None and node in ev.gone_before_stop():
-        why = f"{node}'s last line: its log ends here with no error and no goodbye"
-        lines.append(_evidence_line(node, f.last_line, why, ev.clock))
-        for text, row in ev.end_lines.items():
-            if any(t in text for t in ev.told_to_stop):
-                why = f"the stop that ended the job names the other tasks, not {node}"
-                lines.append(_evidence_line(str(row.get("node")), row, why, ev.clock))
-                break
+    lines.extend(_quiet_end_evidence(node, f, ev))
     if f is not None and node in ev.unexplained_exits():
         why = f"{node}'s log ends with an uncaught exception (no rule knows it): it died of it"
         lines.append(_evidence_line(node, f.last_line, why, ev.clock))
@@ -199,3 +173,42 @@ def _victim_evidence(root: str, ev: Case, already: set[str]) -> list[Evidence]:
         if len(out) == 2:  # (an evidence line of a row is never None)
             break
     return [e for e in out if e is not None][:2]
+
+
+def _outside_line(ev: Case, keep: Any, why: str) -> Evidence | None:
+    """The first line in which an outside party ended the job that ``keep(text)`` accepts."""
+    for text, row in ev.end_lines.items():
+        if keep(text):
+            return _evidence_line(str(row.get("node")), row, why, ev.clock)
+    return None
+
+
+def _quiet_end_evidence(node: str, f: Any, ev: Case) -> list[Evidence | None]:
+    """How a task whose log ends with no error went: stuck when the job was stopped, gone
+    before the stop, or cut off while its peers trained on (see :class:`.Case`)."""
+    out: list[Evidence | None] = []
+    if node == ev.stuck_waited_on():
+        why = f"{node} did not exit on the SIGTERM that ended the job: stopped or stuck"
+        out.append(
+            _outside_line(ev, lambda t: node in t and re.search(UNRESPONSIVE, t) is not None, why)
+        )
+    if f is None:
+        return out
+    last = f"{node}'s last line: its log ends here with no error and no goodbye"
+    if node in ev.never_finished():
+        out.append(_evidence_line(node, f.last_line, last, ev.clock))
+        done = [
+            n
+            for n in sorted(ev.facts, key=_node_order)
+            if ev.phases.finished(n) is not None and n != node
+        ]
+        if done and (g := ev.facts[done[0]].last_line) is not None:
+            out.append(_evidence_line(done[0], g, f"{done[0]} trained on to the end", ev.clock))
+    if node in ev.cut_off_training():
+        why = f"{node}'s last line: its log ends here, mid-training, with no goodbye"
+        out.append(_evidence_line(node, f.last_line, why, ev.clock))
+    if node in ev.gone_before_stop():
+        out.append(_evidence_line(node, f.last_line, last, ev.clock))
+        why = f"the stop that ended the job names the other tasks, not {node}"
+        out.append(_outside_line(ev, lambda t: any(n in t for n in ev.told_to_stop), why))
+    return out
