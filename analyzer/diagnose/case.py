@@ -11,18 +11,13 @@ import pandas as pd
 from analyzer.diagnose.clocks import ClockEstimate
 from analyzer.diagnose.common import (
     SYMPTOM_CATEGORIES,
-    TIMED_OUT_RE,
     _utc,
     _values,
-    error_texts,
 )
 from analyzer.diagnose.consistency import Consistency
 from analyzer.diagnose.facts import Facts
 from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
-
-#: a node's errors this close to its first one are one failure (a step's aborts and its cause)
-STEP_BURST_S = 2.0
 
 
 @dataclass
@@ -97,109 +92,34 @@ class Case:
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
-        """Nodes whose log ends mid-run, its last step short of the count it runs to, in a job
-        no node finished: (step, count). A healthy run reaches its count; one that stops short
-        without a goodbye or an error died there. When the job was stopped from outside, only
-        a task that stop did not reach counts (the stop's line names the tasks it reached:
-        one it no longer had to stop had gone before); without such names, none does."""
-        if self.phases is None or self.phases.end is not None:
-            return {}
-        if self.ended_from_outside() and not self.told_to_stop:
-            return {}
-        return {
-            n: got
-            for n, got in self.phases.short.items()
-            if (f := self.facts.get(n)) is not None
-            and f.ending == "mid-run"
-            and n not in self.stopped
-            and n not in self.outside
-            and n not in self.told_to_stop
-        }
+        """See :func:`.endings.stopped_short`."""
+        from analyzer.diagnose import endings
+
+        return endings.stopped_short(self)
 
     def cut_off_training(self) -> set[str]:
-        """Nodes whose log ends mid-run in the training phase, without a goodbye, in a job no
-        node finished and nobody stopped from outside, while a peer's log ends cleanly: the
-        peers said goodbye, it did not (it died while it trained). (Not by time: a server's
-        goodbye often carries no time of its own.)"""
-        if self.phases is None or self.phases.end is not None or self.ended_from_outside():
-            return set()
-        if not any(f.ending == "clean" for f in self.facts.values()):
-            return set()
-        return {
-            n
-            for n, f in self.facts.items()
-            if f.ending == "mid-run"
-            and n not in self.stopped
-            and n not in self.outside
-            and n not in self.told_to_stop
-            and self.phases.furthest(n) == "training"
-        }
+        """See :func:`.endings.cut_off_training`."""
+        from analyzer.diagnose import endings
+
+        return endings.cut_off_training(self)
 
     def never_finished(self) -> set[str]:
-        """Trainers (not a ps, which only serves, nor an evaluator) whose log ends mid-run with
-        no goodbye in a job where other tasks said their training finished: they never reached
-        the end their peers reached (asynchronous training goes on without a dead worker, or
-        without its chief). Nodes stopped from outside are not counted."""
-        if self.phases is None or self.phases.end is None:
-            return set()
-        # (tasks only: a log piece whose task is unknown says nothing of the task's peers)
-        finished = {
-            n
-            for n in self.facts
-            if self.phases.finished(n) is not None and n.partition(":")[2].isdigit()
-        }
-        return {
-            n
-            for n, f in self.facts.items()
-            if finished
-            and n not in finished
-            and not f.missing
-            and f.ending in ("mid-run", "killed")
-            and n.partition(":")[0] not in ("ps", "evaluator")
-            and n not in self.outside
-            and n not in self.stopped
-            and n not in self.told_to_stop
-        }
+        """See :func:`.endings.never_finished`."""
+        from analyzer.diagnose import endings
+
+        return endings.never_finished(self)
 
     def gone_before_stop(self) -> set[str]:
-        """Tasks that a launcher's or scheduler's stop line did not name while it named others,
-        whose log ends with no goodbye and no finished training: the stop no longer had to
-        reach them, so they had gone before it (died), whatever phase they were in."""
-        if not self.told_to_stop:
-            return set()
-        return {
-            n
-            for n, f in self.facts.items()
-            if n not in self.told_to_stop
-            and n not in self.outside
-            and n not in self.stopped
-            and not f.missing
-            and f.ending in ("mid-run", "killed")
-            and self.phases.finished(n) is None
-        }
+        """See :func:`.endings.gone_before_stop`."""
+        from analyzer.diagnose import endings
+
+        return endings.gone_before_stop(self)
 
     def stuck_waited_on(self) -> str | None:
-        """The one task that did not exit on the SIGTERM that ended the job (a stopped or stuck
-        process: it had to be killed) while the others did, with no error of its own, when the
-        other tasks' first errors are timeouts: they waited on it until their deadlines."""
-        if len(self.unresponsive) != 1 or not self.told_to_stop - self.unresponsive:
-            return None
-        node = next(iter(self.unresponsive))
-        if node in self.intrinsic_nodes() or self.errors.empty:
-            return None
-        peers = self.errors[self.errors["node"] != node]
-        if peers.empty:
-            return None
-        # each peer's first burst of errors (a step that timed out also aborts its executors
-        # a moment before the deadline's own error is logged)
-        times = _utc(peers["ts"])
-        first = times.groupby(peers["node"]).transform("min")
-        burst = peers[(times - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
-        timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
-            TIMED_OUT_RE
-        )
-        share = timed_out.groupby(burst["node"]).any().mean()
-        return node if share > 0.5 else None
+        """See :func:`.endings.stuck_waited_on`."""
+        from analyzer.diagnose import endings
+
+        return endings.stuck_waited_on(self)
 
     def notices(self) -> dict[str, dict]:
         """Per node, its first preemption notice (a warning too: TF's ``SIGTERM caught``), when

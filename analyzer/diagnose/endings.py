@@ -1,0 +1,138 @@
+"""How a task's log ended when it logged no error: the signals that tell a death, a stall or a
+planned end apart from the log's last lines and its peers' (one function a signal).
+
+- :func:`stopped_short`: the log stops short of the step count it runs to, in a job nobody
+  finished;
+- :func:`cut_off_training`: it stops mid-training with no goodbye while its peers' logs end
+  cleanly and no node finished;
+- :func:`never_finished`: it stops mid-run while its peers said their training finished
+  (asynchronous training goes on without it);
+- :func:`gone_before_stop`: the stop that ended the job named the other tasks, not it;
+- :func:`stuck_waited_on`: the one task that outlived that stop's SIGTERM while its peers' first
+  errors are timeouts.
+
+:class:`.Case` exposes each as a method; scoring, the verdict's wording and the evidence read
+them there.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from analyzer.diagnose.common import TIMED_OUT_RE, _utc, error_texts
+
+if TYPE_CHECKING:
+    from analyzer.diagnose.case import Case
+
+#: a node's errors this close to its first one are one failure (a step's aborts and its cause)
+STEP_BURST_S = 2.0
+
+
+def stopped_short(ev: Case) -> dict[str, tuple[float, float]]:
+    """Nodes whose log ends mid-run, its last step short of the count it runs to, in a job
+    no node finished: (step, count). A healthy run reaches its count; one that stops short
+    without a goodbye or an error died there. When the job was stopped from outside, only
+    a task that stop did not reach counts (the stop's line names the tasks it reached:
+    one it no longer had to stop had gone before); without such names, none does."""
+    if ev.phases is None or ev.phases.end is not None:
+        return {}
+    if ev.ended_from_outside() and not ev.told_to_stop:
+        return {}
+    return {
+        n: got
+        for n, got in ev.phases.short.items()
+        if (f := ev.facts.get(n)) is not None
+        and f.ending == "mid-run"
+        and n not in ev.stopped
+        and n not in ev.outside
+        and n not in ev.told_to_stop
+    }
+
+
+def cut_off_training(ev: Case) -> set[str]:
+    """Nodes whose log ends mid-run in the training phase, without a goodbye, in a job no
+    node finished and nobody stopped from outside, while a peer's log ends cleanly: the
+    peers said goodbye, it did not (it died while it trained). (Not by time: a server's
+    goodbye often carries no time of its own.)"""
+    if ev.phases is None or ev.phases.end is not None or ev.ended_from_outside():
+        return set()
+    if not any(f.ending == "clean" for f in ev.facts.values()):
+        return set()
+    return {
+        n
+        for n, f in ev.facts.items()
+        if f.ending == "mid-run"
+        and n not in ev.stopped
+        and n not in ev.outside
+        and n not in ev.told_to_stop
+        and ev.phases.furthest(n) == "training"
+    }
+
+
+def never_finished(ev: Case) -> set[str]:
+    """Trainers (not a ps, which only serves, nor an evaluator) whose log ends mid-run with
+    no goodbye in a job where other tasks said their training finished: they never reached
+    the end their peers reached (asynchronous training goes on without a dead worker, or
+    without its chief). Nodes stopped from outside are not counted."""
+    if ev.phases is None or ev.phases.end is None:
+        return set()
+    # (tasks only: a log piece whose task is unknown says nothing of the task's peers)
+    finished = {
+        n for n in ev.facts if ev.phases.finished(n) is not None and n.partition(":")[2].isdigit()
+    }
+    return {
+        n
+        for n, f in ev.facts.items()
+        if finished
+        and n not in finished
+        and not f.missing
+        and f.ending in ("mid-run", "killed")
+        and n.partition(":")[0] not in ("ps", "evaluator")
+        and n not in ev.outside
+        and n not in ev.stopped
+        and n not in ev.told_to_stop
+    }
+
+
+def gone_before_stop(ev: Case) -> set[str]:
+    """Tasks that a launcher's or scheduler's stop line did not name while it named others,
+    whose log ends with no goodbye and no finished training: the stop no longer had to
+    reach them, so they had gone before it (died), whatever phase they were in."""
+    if not ev.told_to_stop:
+        return set()
+    return {
+        n
+        for n, f in ev.facts.items()
+        if n not in ev.told_to_stop
+        and n not in ev.outside
+        and n not in ev.stopped
+        and not f.missing
+        and f.ending in ("mid-run", "killed")
+        and ev.phases.finished(n) is None
+    }
+
+
+def stuck_waited_on(ev: Case) -> str | None:
+    """The one task that did not exit on the SIGTERM that ended the job (a stopped or stuck
+    process: it had to be killed) while the others did, with no error of its own, when the
+    other tasks' first errors are timeouts: they waited on it until their deadlines."""
+    if len(ev.unresponsive) != 1 or not ev.told_to_stop - ev.unresponsive:
+        return None
+    node = next(iter(ev.unresponsive))
+    if node in ev.intrinsic_nodes() or ev.errors.empty:
+        return None
+    peers = ev.errors[ev.errors["node"] != node]
+    if peers.empty:
+        return None
+    # each peer's first burst of errors (a step that timed out also aborts its executors
+    # a moment before the deadline's own error is logged)
+    times = _utc(peers["ts"])
+    first = times.groupby(peers["node"]).transform("min")
+    burst = peers[(times - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
+    timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
+        TIMED_OUT_RE
+    )
+    share = timed_out.groupby(burst["node"]).any().mean()
+    return node if share > 0.5 else None

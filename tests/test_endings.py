@@ -1,0 +1,107 @@
+"""How a task's log ended when it logged no error (analyzer/diagnose/endings.py), on real lab
+runs, each next to a copy changed so that the signal must turn off."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import analyzer
+
+LAB = Path(__file__).resolve().parent / "corpus" / "lab"
+
+
+FROZEN_PS = LAB / "tf1_supervisor" / "stall_deadline-ps-training-rotated"
+
+
+def test_the_task_that_outlived_the_sigterm_is_the_one_its_peers_timed_out_on():
+    """tf1_supervisor: ps:0 frozen (SIGSTOP) with 5 s operation timeouts: both workers log
+    DeadlineExceededError naming no one; the ps logs nothing. The launcher's SIGTERM ends every
+    task but ps:0, which it then has to SIGKILL: the stuck one they waited on."""
+    run = analyzer.load(FROZEN_PS, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("ps:0", "deadline_exceeded")
+    assert any("still running after" in e.text for e in run.root_cause.evidence)
+
+
+def test_without_the_kill_after_the_grace_the_ps_is_not_named(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(FROZEN_PS, dst)
+    launcher = dst / "launcher.log"
+    lines = launcher.read_text(encoding="utf-8").splitlines(keepends=True)
+    launcher.write_text("".join(x for x in lines if "still running" not in x), encoding="utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.node != "ps:0"
+
+
+STARTUP_KILL = LAB / "pss_keras" / "kill-worker-startup-slurm"
+
+
+def test_a_task_the_stop_did_not_name_had_gone_before_it_in_start_up_too():
+    """pss_keras: worker:1 SIGKILLed after its server started; the chief waits silently and
+    the launcher ends the job, naming chief:0, ps:0 and worker:0 only. No step was ever
+    logged: the phase does not matter, the stop's names do."""
+    run = analyzer.load(STARTUP_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+    assert any(e.node == "launcher" for e in run.root_cause.evidence)
+
+
+def test_when_the_stop_names_every_task_none_had_gone_before(tmp_path: Path):
+    dst = tmp_path / "run"
+    shutil.copytree(STARTUP_KILL, dst)
+    launcher = dst / "launcher.log"
+    text = launcher.read_text(encoding="utf-8")
+    launcher.write_text(text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1"), "utf-8")
+    run = analyzer.load(dst, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "node_crash")
+
+
+CHIEF_KILL = LAB / "pss" / "kill-chief-training-gz"
+
+
+def test_a_trainer_that_stops_mid_training_while_its_servers_say_goodbye_died():
+    """pss: the chief is SIGKILLed at step 20; the ps and workers are told the job ended and
+    shut down cleanly. No node finished training and no one stopped the job from outside."""
+    run = analyzer.load(CHIEF_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+
+
+def test_the_same_logs_with_the_chiefs_goodbye_are_healthy(tmp_path: Path):
+    """Append the healthy pss chief's last lines (training finished, its ClusterCoordinator
+    stopping the cluster), moved to just after the chief's last step: then nothing failed."""
+    import gzip
+
+    dst = tmp_path / "run"
+    shutil.copytree(CHIEF_KILL, dst)
+    healthy = LAB / "pss" / "healthy-none-full-stderr" / "chief0.stderr"
+    bye = healthy.read_text(encoding="utf-8").splitlines(keepends=True)
+    tail = [
+        x.replace("19:12:47", "19:25:56")  # (after the chief's last step)
+        for x in bye
+        if "training finished" in x or "Stopping" in x
+    ]
+    with gzip.open(dst / "chief.log.gz", "at", encoding="utf-8") as f:
+        f.write("".join(tail))
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category == "none"
+
+
+ASYNC_KILL = LAB / "estimator" / "kill-worker-training-plain"
+
+
+def test_a_trainer_that_never_reached_the_end_its_peers_reached_died():
+    """estimator (asynchronous between-graph): worker:1 is SIGKILLed at global step 293; the
+    chief and worker:0 train on to step 900 and say so. Its log just stops."""
+    run = analyzer.load(ASYNC_KILL, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
+    assert any(e.node == "chief:0" for e in run.root_cause.evidence)
+
+
+def test_with_its_own_goodbye_the_same_worker_finished(tmp_path: Path):
+    """Give worker:1 worker:0's last line (its 'training finished', renamed): nothing failed."""
+    dst = tmp_path / "run"
+    shutil.copytree(ASYNC_KILL, dst)
+    last = (dst / "worker-0.log").read_text(encoding="utf-8").splitlines()[-1]
+    with (dst / "worker-1.log").open("a", encoding="utf-8") as f:
+        f.write(last.replace("(worker 0,", "(worker 1,") + "\n")
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category == "none"
