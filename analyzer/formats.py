@@ -561,18 +561,80 @@ def templates(message: pa.Array) -> pa.Array:
     key under which a condensed parse aggregates repeated events. (:func:`analyzer.compare.
     templates` is the template shown to people: it masks paths and task names too.)
 
-    All numbers are masked first (one cheap pass); only the lines that then show a task name
-    are masked again keeping it (the slower expression runs on those few)."""
-    text = pc.fill_null(message, "")
-    coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
-    names = pc.fill_null(pc.match_substring_regex(coarse, _NAMES_TASK), False)
-    if not pc.any(names).as_py():
+    All numbers are masked first, on the bytes with NumPy (:func:`_mask_digits`; the rare lines
+    with ``0x`` get the RE2 expression); only the lines that then show a task name are masked
+    again keeping it (the slower expression runs on those few)."""
+    text = pc.fill_null(message, "") if message.null_count else message
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    if not pa.types.is_large_string(text.type):
+        return templates(text.cast(pa.large_string())).cast(text.type)
+    coarse, hex_rows, maybe_named = _mask_digits(text)
+    if len(hex_rows):  # `0x…` is one number: RE2 does those lines
+        redo = np.zeros(len(text), dtype=bool)
+        redo[hex_rows] = True
+        coarse = pc.replace_with_mask(
+            coarse,
+            pa.array(redo),
+            pc.replace_substring_regex(
+                text.take(pa.array(hex_rows)), pattern=_NUMBERS, replacement="#"
+            ),
+        )
+        maybe_named = np.union1d(maybe_named, hex_rows)
+    if not len(maybe_named):
         return coarse
-    rows = pc.indices_nonzero(names)
+    candidates = pa.array(maybe_named)
+    hit = _bool(pc.match_substring_regex(coarse.take(candidates), _NAMES_TASK))
+    if not hit.any():
+        return coarse
+    names = np.zeros(len(text), dtype=bool)
+    names[maybe_named[hit]] = True
     precise = pc.replace_substring_regex(
-        text.take(rows), pattern=_TEMPLATE_MASK, replacement=r"\1#"
+        text.take(pa.array(maybe_named[hit])), pattern=_TEMPLATE_MASK, replacement=r"\1#"
     )
-    return pc.replace_with_mask(coarse, names, precise)
+    return pc.replace_with_mask(coarse, pa.array(names), precise)
+
+
+#: Last letters of the words :data:`_NAMES_TASK` puts before ``:#`` (task, chief, worker, ps…).
+_NAME_ENDS = np.zeros(256, dtype=bool)
+_NAME_ENDS[list(b"kfrs")] = True
+
+
+def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray, np.ndarray]:
+    """``text`` with each run of ASCII digits replaced by ``#`` (what ``\\d+`` → ``#`` gives),
+    computed on the bytes of all lines at once; and the rows holding ``0x`` (where the template
+    masks ``0x`` and its hex digits as one number) and the rows that may name a task (a ``:#``
+    after one of :data:`_NAME_ENDS`), both for RE2 to look at."""
+    n = len(text)
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
+    data = text.buffers()[2]
+    if n == 0 or data is None or offsets[-1] == offsets[0]:
+        return text, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    offsets = offsets - offsets[0]
+    digit = np.less(np.subtract(raw, 48, dtype=np.uint8), 10)
+    first = digit.copy()  # the first digit of each run (a run never spans two lines)
+    first[1:] &= ~digit[:-1]
+    heads = offsets[:-1][offsets[:-1] < offsets[1:]]
+    first[heads] = digit[heads]
+    kept = ~digit
+    kept |= first
+    out = raw.copy()
+    np.putmask(out, first, 35)
+    out = out[kept]
+    dropped = np.flatnonzero(~kept)
+    new_offsets = offsets - np.searchsorted(dropped, offsets)
+    masked = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(new_offsets), pa.py_buffer(out), null_count=0
+    )
+    x = np.flatnonzero(raw[1:] == 120) + 1  # "0x"
+    x = x[raw[x - 1] == 48]
+    hex_rows = np.unique(np.searchsorted(offsets, x, side="right") - 1)
+    c = np.flatnonzero(out[2:] == 35) + 2  # ":#" after k, f, r or s
+    c = c[out[c - 1] == 58]
+    c = c[_NAME_ENDS[out[c - 2]]]
+    named = np.unique(np.searchsorted(new_offsets, c, side="right") - 1)
+    return masked, hex_rows, named
 
 
 def _collapse(

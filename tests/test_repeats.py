@@ -49,6 +49,36 @@ def test_templates_keep_tasks_and_addresses_but_not_counts():
     assert out[3] != out[4] and out[3].replace("worker:1", "worker:2") == out[4]
 
 
+def _templates_by_re2(message: pa.Array) -> pa.Array:
+    """The template as RE2 alone makes it (the reference :func:`templates` must equal)."""
+    import pyarrow.compute as pc
+
+    from analyzer.formats import _NAMES_TASK, _NUMBERS, _TEMPLATE_MASK
+
+    text = pc.fill_null(message, "")
+    coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
+    names = pc.fill_null(pc.match_substring_regex(coarse, _NAMES_TASK), False)
+    precise = pc.replace_substring_regex(text, pattern=_TEMPLATE_MASK, replacement=r"\1#")
+    return pc.if_else(names, precise, coarse)
+
+
+def test_templates_equal_the_re2_masking_on_every_corpus_line():
+    lines = [
+        line
+        for root in (SAMPLE_LOGS, LAB)
+        for path in sorted(root.rglob("*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    edges = ["", "0x", "a0x1f", "00x5f", "10x5f", "0x5fz", "0xG", "x0X12", "99", "task:0x1",
+             "task:#", "3worker:1", "worker:12ab", "é12ü3", "ps:0 0xdead", "worker:1é",
+             "/job:ps/replica:0/task:0x3", "12\n34"]  # fmt: skip
+    assert len(lines) > 10_000
+    for values in (lines + edges, [None, "a1", None, "task:3 b22"]):
+        for array in (pa.array(values, pa.large_string()), pa.array(values, pa.string())):
+            for part in (array, array.slice(1)):
+                assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
+
+
 def test_collapse_keeps_first_and_last_and_counts_the_rest():
     key = pa.array(["a"] * 10 + ["b"] * 3)
     pinned = np.zeros(13, dtype=bool)
