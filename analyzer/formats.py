@@ -686,12 +686,14 @@ _MAX_CONTINUATION = 20
 
 
 def _attach_continuations(
-    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, window
+    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, text, stops: np.ndarray
 ) -> pa.Array:
     """Give each warning-or-worse line the unprefixed lines that follow it as its ``detail``.
 
     TensorFlow prints the peer of an error on such lines (``Additional GRPC error information
     from remote target /job:ps/replica:0/task:0 ...``). They stay events of their own too.
+    ``text(rows)`` gives lines; ``stops[i]``: the row where the file of ``rows[i]`` ends.
+    The line after each is read for all at once; only those followed by one read on.
     """
     serious = pc.and_(
         pc.is_in(levels, pa.array(["WARNING", "ERROR", "FATAL"], pa.large_string())),
@@ -700,17 +702,35 @@ def _attach_continuations(
     at = np.flatnonzero(_bool(pc.and_(serious, pc.is_null(detail))))
     if not len(at):
         return detail
-    values: list[str | None] = []
-    for row in rows[at].tolist():
-        following = []
-        for line in window(row + 1, _MAX_CONTINUATION, row):
-            if not line.strip() or _ANY_START.match(line):
-                break
-            following.append(line)
-        values.append("\n".join(following) if following else None)
+    starts = rows[at] + 1
+    stops = np.minimum(starts + _MAX_CONTINUATION, stops[at])
+    nexts = [None] * len(at)
+    has_next = np.flatnonzero(starts < stops)
+    for i, line in zip(has_next.tolist(), text(starts[has_next]).to_pylist(), strict=True):
+        nexts[i] = line or ""
+    going = [i for i, line in enumerate(nexts) if line is not None and _continues(line)]
+    values: list[str | None] = [None] * len(at)
+    if going:
+        going_arr = np.asarray(going, dtype=np.int64)
+        sizes = stops[going_arr] - starts[going_arr]
+        bounds = np.r_[0, np.cumsum(sizes)]
+        window_rows = np.repeat(starts[going_arr] - bounds[:-1], sizes) + np.arange(bounds[-1])
+        lines = [line or "" for line in text(window_rows).to_pylist()]
+        for k, i in enumerate(going):
+            following = []
+            for line in lines[bounds[k] : bounds[k + 1]]:
+                if not _continues(line):
+                    break
+                following.append(line)
+            values[i] = "\n".join(following)
     mask = np.zeros(len(rows), dtype=bool)
     mask[at] = True
     return pc.replace_with_mask(detail, pa.array(mask), pa.array(values, pa.large_string()))
+
+
+def _continues(line: str) -> bool:
+    """Whether ``line`` may go on a warning's detail: not blank, not the start of a record."""
+    return bool(line.strip()) and not _ANY_START.match(line)
 
 
 def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
@@ -773,12 +793,6 @@ def _events(
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
-
-    def window(start: int, count: int, of: int | None = None) -> list[str]:
-        """Lines from ``start`` on, within the file of row ``of`` (default ``start``)."""
-        anchor = start if of is None else of
-        stop = min(start + count, n if ends is None else int(ends[anchor]))
-        return [s or "" for s in text(np.arange(start, stop)).to_pylist()]
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
     first_rows = np.flatnonzero(wanted)
@@ -863,7 +877,8 @@ def _events(
                 detail.filter(mask),
                 levels.filter(mask),
             )
-    detail = _attach_continuations(rows, fmt, levels, detail, window)
+    stops = np.full(len(rows), n, dtype=np.int64) if ends is None else ends[rows]
+    detail = _attach_continuations(rows, fmt, levels, detail, text, stops)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
     rows_arr = pa.array(rows)
     nulls = pa.nulls(len(rows), pa.large_string())
