@@ -977,17 +977,28 @@ def _parse_together(
     table = table.set_column(1, "line_end", pc.subtract(table["line_end"], offset))
     bounds = np.searchsorted(owner, np.arange(len(texts) + 1))
     blanks = np.bincount(file_of[blank & ~in_group], minlength=len(texts))
+    # each file's formats and their counts, in the order they first appear (as value_counts)
+    encoded = pc.dictionary_encode(table["format"].combine_chunks())
+    names = encoded.dictionary.to_pylist()
+    pair = owner * len(names) + encoded.indices.to_numpy(zero_copy_only=False)
+    pairs, first_row, pair_count = np.unique(pair, return_index=True, return_counts=True)
+    by_first = np.lexsort((first_row, pairs // max(len(names), 1)))
+    pairs, pair_count = pairs[by_first], pair_count[by_first]
+    pair_bounds = np.searchsorted(pairs // max(len(names), 1), np.arange(len(texts) + 1))
     for k, i in enumerate(index):
         if wrapped[k]:
             continue
         part = table.slice(bounds[k], bounds[k + 1] - bounds[k])
-        formats = pc.value_counts(part["format"]).to_pylist() if part.num_rows else []
+        span = slice(pair_bounds[k], pair_bounds[k + 1])
         out[i] = ParsedLines(
             table=part,
             lines_read=int(counts[k]),
             rejected={"blank line": int(blanks[k])} if blanks[k] else {},
             problems=problems[k],
-            formats={f["values"]: f["counts"] for f in formats},
+            formats={
+                names[p % len(names)]: c
+                for p, c in zip(pairs[span].tolist(), pair_count[span].tolist(), strict=True)
+            },
             wrapper=None,
             condensed=keep is not None,
         )
