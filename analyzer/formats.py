@@ -598,11 +598,14 @@ def templates(message: pa.Array) -> pa.Array:
 #: Last letters of the words :data:`_NAMES_TASK` puts before ``:#`` (task, chief, worker, ps…).
 _NAME_ENDS = np.zeros(256, dtype=bool)
 _NAME_ENDS[list(b"kfrs")] = True
+_DIGITS_TO_HASH = bytes(35 if 48 <= c < 58 else c for c in range(256))
+_MASK_PIECE = 1 << 20
 
 
 def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray, np.ndarray]:
-    """``text`` with each run of ASCII digits replaced by ``#`` (what ``\\d+`` → ``#`` gives),
-    computed on the bytes of all lines at once; and the rows holding ``0x`` (where the template
+    """``text`` with each run of ASCII digits replaced by ``#`` (what ``\\\\d+`` → ``#`` gives),
+    computed on the bytes of all lines, a piece of :data:`_MASK_PIECE` bytes at a time (the
+    temporary arrays stay small and in cache); and the rows holding ``0x`` (where the template
     masks ``0x`` and its hex digits as one number) and the rows that may name a task (a ``:#``
     after one of :data:`_NAME_ENDS`), both for RE2 to look at."""
     n = len(text)
@@ -612,29 +615,42 @@ def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.nda
         return text, np.zeros(0, np.int64), np.zeros(0, np.int64)
     raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
     offsets = offsets - offsets[0]
-    digit = np.less(np.subtract(raw, 48, dtype=np.uint8), 10)
-    first = digit.copy()  # the first digit of each run (a run never spans two lines)
-    first[1:] &= ~digit[:-1]
-    heads = offsets[:-1][offsets[:-1] < offsets[1:]]
-    first[heads] = digit[heads]
-    kept = ~digit
-    kept |= first
-    out = raw.copy()
-    np.putmask(out, first, 35)
-    out = out[kept]
-    dropped = np.flatnonzero(~kept)
-    new_offsets = offsets - np.searchsorted(dropped, offsets)
-    masked = pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(new_offsets), pa.py_buffer(out), null_count=0
+    heads = offsets[:-1][offsets[:-1] < offsets[1:]]  # first byte of each non-empty line
+    pieces: list[bytes] = []
+    dropped_at: list[np.ndarray] = []
+    hex_at: list[np.ndarray] = []
+    named_at: list[np.ndarray] = []
+    done = 0  # bytes of the masked text so far
+    tail = b""  # its last two bytes
+    for start in range(0, len(raw), _MASK_PIECE):
+        stop = min(len(raw), start + _MASK_PIECE)
+        before = 1 if start else 0  # the byte before the piece: does a run go on?
+        segment = raw[start - before : stop]
+        digit = np.less(np.subtract(segment, 48, dtype=np.uint8), 10)
+        dropped = digit[1:] & digit[:-1]  # a digit after a digit of its line
+        if not before:
+            dropped = np.r_[False, dropped]
+        dropped[heads[np.searchsorted(heads, start) : np.searchsorted(heads, stop)] - start] = False
+        piece = raw[start:stop][~dropped].tobytes().translate(_DIGITS_TO_HASH)
+        dropped_at.append(np.flatnonzero(dropped) + start)
+        x = np.flatnonzero(segment[1:] == 120) + 1  # "0x" (x at segment[x])
+        hex_at.append(x[segment[x - 1] == 48] + (start - before))
+        # ":#" after k, f, r or s (masked bytes, with the two before the piece)
+        masked = np.frombuffer(tail + piece, dtype=np.uint8)
+        c = np.flatnonzero(masked[2:] == 35) + 2
+        c = c[masked[c - 1] == 58]
+        named_at.append(c[_NAME_ENDS[masked[c - 2]]] + (done - len(tail)))
+        pieces.append(piece)
+        done += len(piece)
+        tail = (tail + piece)[-2:]
+    new_offsets = offsets - np.searchsorted(np.concatenate(dropped_at), offsets)
+    masked_text = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(new_offsets), pa.py_buffer(b"".join(pieces)), null_count=0
     )
-    x = np.flatnonzero(raw[1:] == 120) + 1  # "0x"
-    x = x[raw[x - 1] == 48]
-    hex_rows = np.unique(np.searchsorted(offsets, x, side="right") - 1)
-    c = np.flatnonzero(out[2:] == 35) + 2  # ":#" after k, f, r or s
-    c = c[out[c - 1] == 58]
-    c = c[_NAME_ENDS[out[c - 2]]]
+    hex_rows = np.unique(np.searchsorted(offsets, np.concatenate(hex_at), side="right") - 1)
+    c = np.concatenate(named_at)
     named = np.unique(np.searchsorted(new_offsets, c, side="right") - 1)
-    return masked, hex_rows, named
+    return masked_text, hex_rows, named
 
 
 def _collapse(

@@ -79,6 +79,22 @@ def test_templates_equal_the_re2_masking_on_every_corpus_line():
                 assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
 
 
+def test_templates_equal_the_re2_masking_whatever_the_piece_size(monkeypatch):
+    import random
+
+    import analyzer.formats as formats
+
+    rnd = random.Random(1)
+    parts = ["0", "1", "9", "x", "0x", "a", "f", "task:", "worker:", "ps:", "k", ":", "#", " ", "é"]
+    parts += ["/replica:0/task:", "\n", ""]
+    values = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 12))) for _ in range(3000)]
+    array = pa.array(values, pa.large_string())
+    for piece in (1, 2, 3, 5, 64):  # runs, "0x" and ":#" across the edges of the pieces
+        monkeypatch.setattr(formats, "_MASK_PIECE", piece)
+        for part in (array, array.slice(3), array.slice(1, 500)):
+            assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
+
+
 def test_collapse_keeps_first_and_last_and_counts_the_rest():
     key = pa.array(["a"] * 10 + ["b"] * 3)
     pinned = np.zeros(13, dtype=bool)
