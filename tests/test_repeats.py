@@ -86,7 +86,7 @@ def test_templates_equal_the_re2_masking_whatever_the_piece_size(monkeypatch):
 
     rnd = random.Random(1)
     parts = ["0", "1", "9", "x", "0x", "a", "f", "task:", "worker:", "ps:", "k", ":", "#", " ", "é"]
-    parts += ["/replica:0/task:", "\n", ""]
+    parts += ["/replica:0/task:", "/job:w1", "chief:", "\n", "\x00", "\x01", ""]
     values = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 12))) for _ in range(3000)]
     array = pa.array(values, pa.large_string())
     for piece in (1, 2, 3, 5, 64):  # runs, "0x" and ":#" across the edges of the pieces
