@@ -464,13 +464,38 @@ def _select(
     candidates = np.flatnonzero(wanted & ~pinned)
     if keep.per_template and len(candidates) > 2 * keep.per_template:
         text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
-        starts = _bool(pc.match_substring_regex(text, _GROUP_STARTS))  # grouped later: kept
+        starts = _group_starts(text)  # grouped later: kept
         kept, repeats = _collapse(templates(text), starts, starts, keep.per_template)
         wanted[candidates[~kept]] = False
         weights[candidates] = repeats
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted, pinned)
     return wanted, pinned, weights
+
+
+def _group_starts(text: pa.Array) -> np.ndarray:
+    """Which of ``text`` (lines without their line end) match :data:`_GROUP_STARTS`: the lines
+    as long as a traceback's first line, and those with a ``*`` (found on the bytes), tested."""
+    if not pa.types.is_large_string(text.type) or text.null_count or not len(text):
+        return _bool(pc.match_substring_regex(text, _GROUP_STARTS))
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[
+        text.offset : text.offset + len(text) + 1
+    ]
+    found = np.zeros(len(text), dtype=bool)
+    tracebacks = np.flatnonzero(np.diff(offsets) == len(_TRACEBACK_START))
+    if len(tracebacks):
+        same = _bool(pc.equal(text.take(pa.array(tracebacks)), _TRACEBACK_START))
+        found[tracebacks[same]] = True
+    if text.buffers()[2] is not None and offsets[-1] > offsets[0]:
+        raw = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+        stars = np.flatnonzero(raw == 42) + offsets[0]
+        rows = np.unique(np.searchsorted(offsets, stars, side="right") - 1)
+        if len(rows):
+            begin = _bool(
+                pc.match_substring(text.take(pa.array(rows)), "*** Begin stack trace ***")
+            )
+            found[rows[begin]] = True
+    return found
 
 
 def _progress_rows(lines: Lines, inner: pa.Array | None, keep: Keep) -> np.ndarray:
