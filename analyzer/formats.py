@@ -414,6 +414,7 @@ def _bool(array: pa.Array) -> np.ndarray:
 
 
 _BLOCK = 64
+_SAMPLE_EVERY = 16  # blocks: one in this many tells how many hold a line of interest
 _STEPS_BACK = 4  # then one pass over the whole file is cheaper than more steps
 
 
@@ -440,10 +441,18 @@ def _select(
     n = len(lines)
     pattern = f"(?m){keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}"
     wanted = np.zeros(n, dtype=bool)
-    if inner is None:
+    blocks = lines.blocks(_BLOCK) if inner is None else None
+    if blocks is not None and len(blocks) >= 16 * _SAMPLE_EVERY:
+        # where most blocks hold a line of interest, testing blocks first costs a pass more
+        sample = blocks.take(pa.array(np.arange(0, len(blocks), _SAMPLE_EVERY)))
+        if _bool(pc.match_substring_regex(sample, pattern, ignore_case=True)).mean() >= 0.5:
+            blocks = None
+    if blocks is None and inner is None:
+        wanted[_match_rows(lines, pattern)] = True
+    elif blocks is not None:
         # most blocks of 64 lines hold nothing of interest: test blocks first, then their lines
         hit_blocks = np.flatnonzero(
-            _bool(pc.match_substring_regex(lines.blocks(_BLOCK), pattern, ignore_case=True))
+            _bool(pc.match_substring_regex(blocks, pattern, ignore_case=True))
         )
         if len(hit_blocks):
             candidates = (hit_blocks[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
