@@ -569,10 +569,20 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray, pinned: np.nd
         wanted[back[timed]] = True
         pending = pending[~timed]
         step += 1
-    if len(pending):  # far from any timed line: one pass over the whole file
-        every = _match_rows(lines, _HAS_TIME)
-        before = np.searchsorted(every, pending) - 1
-        wanted[every[before[before >= 0]]] = True
+    # far from any timed line (the lines just before were tested): back in windows that double
+    top, size = pending - (step - 1), 64  # rows below ``top`` are still to be looked at
+    while len(pending):
+        bottom = np.maximum(top - size, 0)
+        mark = np.zeros(len(wanted) + 1, dtype=np.int64)
+        np.add.at(mark, bottom, 1)
+        np.add.at(mark, top, -1)
+        timed = _match_rows(lines, _HAS_TIME, np.flatnonzero(np.cumsum(mark)[:-1] > 0))
+        at = np.searchsorted(timed, top) - 1  # the last timed row below each top
+        found = at >= 0
+        found[found] = timed[at[found]] >= bottom[found]
+        wanted[timed[at[found]]] = True
+        going = ~found & (bottom > 0)
+        pending, top, size = pending[going], bottom[going], size * 2
     first = _match_rows(lines, _HAS_TIME, np.arange(min(len(wanted), 4096)))
     if len(first):
         wanted[first[0]] = pinned[first[0]] = True
