@@ -327,7 +327,21 @@ def _group_spans(
     """
     if not len(starts):
         return starts
-    stop = np.minimum(starts + _MAX_GROUP_LINES, n if limit is None else limit[starts])
+    # most end within a few lines: those are found looking that far; the others look again
+    last, closed = _spans(text, n, starts, kind, limit, _FIRST_LOOK)
+    if not closed.all():
+        last[~closed] = _spans(text, n, starts[~closed], kind, limit, _MAX_GROUP_LINES)[0]
+    return last
+
+
+_FIRST_LOOK = 32
+
+
+def _spans(
+    text, n: int, starts: np.ndarray, kind: str, limit: np.ndarray | None, span: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_group_spans` looking at most ``span`` lines on; and which groups were closed."""
+    stop = np.minimum(starts + span, n if limit is None else limit[starts])
     stop = np.maximum(stop, starts + 1)
     # the rows of every window (start, stop) in one array
     mark = np.zeros(n + 1, dtype=np.int64)
@@ -353,7 +367,7 @@ def _group_spans(
     filled[rows[~blank]] = rows[~blank]
     filled[starts] = starts
     last_filled = np.maximum.accumulate(filled)
-    return np.where(closed, last, np.maximum(last_filled[last], starts))
+    return np.where(closed, last, np.maximum(last_filled[last], starts)), closed
 
 
 def _joined(text, firsts: np.ndarray, lasts: np.ndarray) -> pa.Array:

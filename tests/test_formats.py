@@ -264,3 +264,16 @@ def test_group_starts_are_the_lines_the_expression_finds():
         expected = _bool(pc.match_substring_regex(part, _GROUP_STARTS))
         assert expected.sum() > 0
         assert (_group_starts(part) == expected).all()
+
+
+@pytest.mark.parametrize("depth", [3, 31, 32, 33, 120, 700])
+def test_a_traceback_of_any_length_is_one_event_to_its_exception(depth):
+    frames = [f'  File "model.py", line {i}, in step\n    x = f(x)' for i in range(depth)]
+    text = "\n".join(["Traceback (most recent call last):", *frames, "ValueError: bad", "after"])
+    table = parse_lines((text + "\n").encode()).table
+    first = table.to_pylist()[0]
+    assert first["format"] == "python_traceback"
+    lines = 2 * depth + 2
+    expected = lines if lines <= 500 else 500  # a group is cut at _MAX_GROUP_LINES
+    assert first["line_end"] == expected
+    assert (first["message"] == "ValueError: bad") == (lines <= 500)
