@@ -359,6 +359,25 @@ def classify(
     lvl_list = _column(events, "level", n).take(take).to_pylist()
     src_list = _column(events, "source", n).take(take).to_pylist()
     fmt_list = _column(events, "format", n).take(take).to_pylist()
+    # A rule's verdict depends on these five values only: each distinct row is matched once
+    # (repeated events, the first and last few of each template, are many among the candidates).
+    first_of: dict[tuple, int] = {}
+    distinct: list[int] = []  # per candidate row: the index of its distinct row
+    for row in zip(m_list, d_list, lvl_list, src_list, fmt_list, strict=True) if prefilter else ():
+        got = first_of.get(row)
+        if got is None:
+            got = first_of[row] = len(first_of)
+        distinct.append(got)
+    if prefilter and len(first_of) < len(cand_rows):
+        same = np.asarray(distinct, dtype=np.int64)
+        firsts = np.unique(same, return_index=True)[1]  # the first row of each (in row order)
+        m_list, d_list, lvl_list, src_list, fmt_list = (
+            [values[i] for i in firsts.tolist()]
+            for values in (m_list, d_list, lvl_list, src_list, fmt_list)
+        )
+        all_rows, cand_rows = cand_rows, cand_rows[firsts]
+    else:
+        same = None
 
     # Which candidate rows each rule may match (keyword hit in one of its fields): one plain
     # substring search per keyword over the lower-cased candidate rows (few rows, fast).
@@ -395,6 +414,10 @@ def classify(
                 taken[j] = True
                 winner.append((int(j), r, r.captures_of(m)))
 
+    if same is not None:  # each distinct row's finding, for every candidate row like it
+        won = {j: (r, c) for j, r, c in winner}
+        winner = [(i, *won[j]) for i, j in enumerate(same.tolist()) if j in won]
+        cand_rows = all_rows
     if not winner:
         return ClassifyResult(_empty_findings(), problems, len(cand_rows))
     winner.sort(key=lambda t: t[0])

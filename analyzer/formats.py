@@ -327,7 +327,21 @@ def _group_spans(
     """
     if not len(starts):
         return starts
-    stop = np.minimum(starts + _MAX_GROUP_LINES, n if limit is None else limit[starts])
+    # most end within a few lines: those are found looking that far; the others look again
+    last, closed = _spans(text, n, starts, kind, limit, _FIRST_LOOK)
+    if not closed.all():
+        last[~closed] = _spans(text, n, starts[~closed], kind, limit, _MAX_GROUP_LINES)[0]
+    return last
+
+
+_FIRST_LOOK = 32
+
+
+def _spans(
+    text, n: int, starts: np.ndarray, kind: str, limit: np.ndarray | None, span: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_group_spans` looking at most ``span`` lines on; and which groups were closed."""
+    stop = np.minimum(starts + span, n if limit is None else limit[starts])
     stop = np.maximum(stop, starts + 1)
     # the rows of every window (start, stop) in one array
     mark = np.zeros(n + 1, dtype=np.int64)
@@ -353,7 +367,7 @@ def _group_spans(
     filled[rows[~blank]] = rows[~blank]
     filled[starts] = starts
     last_filled = np.maximum.accumulate(filled)
-    return np.where(closed, last, np.maximum(last_filled[last], starts))
+    return np.where(closed, last, np.maximum(last_filled[last], starts)), closed
 
 
 def _joined(text, firsts: np.ndarray, lasts: np.ndarray) -> pa.Array:
@@ -414,6 +428,7 @@ def _bool(array: pa.Array) -> np.ndarray:
 
 
 _BLOCK = 64
+_SAMPLE_EVERY = 16  # blocks: one in this many tells how many hold a line of interest
 _STEPS_BACK = 4  # then one pass over the whole file is cheaper than more steps
 
 
@@ -440,10 +455,18 @@ def _select(
     n = len(lines)
     pattern = f"(?m){keep.pattern}|{_ERROR_LEVEL}|{_GROUP_STARTS}"
     wanted = np.zeros(n, dtype=bool)
-    if inner is None:
+    blocks = lines.blocks(_BLOCK) if inner is None else None
+    if blocks is not None and len(blocks) >= 16 * _SAMPLE_EVERY:
+        # where most blocks hold a line of interest, testing blocks first costs a pass more
+        sample = blocks.take(pa.array(np.arange(0, len(blocks), _SAMPLE_EVERY)))
+        if _bool(pc.match_substring_regex(sample, pattern, ignore_case=True)).mean() >= 0.5:
+            blocks = None
+    if blocks is None and inner is None:
+        wanted[_match_rows(lines, pattern)] = True
+    elif blocks is not None:
         # most blocks of 64 lines hold nothing of interest: test blocks first, then their lines
         hit_blocks = np.flatnonzero(
-            _bool(pc.match_substring_regex(lines.blocks(_BLOCK), pattern, ignore_case=True))
+            _bool(pc.match_substring_regex(blocks, pattern, ignore_case=True))
         )
         if len(hit_blocks):
             candidates = (hit_blocks[:, None] * _BLOCK + np.arange(_BLOCK)).ravel()
@@ -464,13 +487,38 @@ def _select(
     candidates = np.flatnonzero(wanted & ~pinned)
     if keep.per_template and len(candidates) > 2 * keep.per_template:
         text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
-        starts = _bool(pc.match_substring_regex(text, _GROUP_STARTS))  # grouped later: kept
+        starts = _group_starts(text)  # grouped later: kept
         kept, repeats = _collapse(templates(text), starts, starts, keep.per_template)
         wanted[candidates[~kept]] = False
         weights[candidates] = repeats
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted, pinned)
     return wanted, pinned, weights
+
+
+def _group_starts(text: pa.Array) -> np.ndarray:
+    """Which of ``text`` (lines without their line end) match :data:`_GROUP_STARTS`: the lines
+    as long as a traceback's first line, and those with a ``*`` (found on the bytes), tested."""
+    if not pa.types.is_large_string(text.type) or text.null_count or not len(text):
+        return _bool(pc.match_substring_regex(text, _GROUP_STARTS))
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[
+        text.offset : text.offset + len(text) + 1
+    ]
+    found = np.zeros(len(text), dtype=bool)
+    tracebacks = np.flatnonzero(np.diff(offsets) == len(_TRACEBACK_START))
+    if len(tracebacks):
+        same = _bool(pc.equal(text.take(pa.array(tracebacks)), _TRACEBACK_START))
+        found[tracebacks[same]] = True
+    if text.buffers()[2] is not None and offsets[-1] > offsets[0]:
+        raw = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+        stars = np.flatnonzero(raw == 42) + offsets[0]
+        rows = np.unique(np.searchsorted(offsets, stars, side="right") - 1)
+        if len(rows):
+            begin = _bool(
+                pc.match_substring(text.take(pa.array(rows)), "*** Begin stack trace ***")
+            )
+            found[rows[begin]] = True
+    return found
 
 
 def _progress_rows(lines: Lines, inner: pa.Array | None, keep: Keep) -> np.ndarray:
@@ -535,10 +583,20 @@ def _add_time_sources(lines: Lines | pa.Array, wanted: np.ndarray, pinned: np.nd
         wanted[back[timed]] = True
         pending = pending[~timed]
         step += 1
-    if len(pending):  # far from any timed line: one pass over the whole file
-        every = _match_rows(lines, _HAS_TIME)
-        before = np.searchsorted(every, pending) - 1
-        wanted[every[before[before >= 0]]] = True
+    # far from any timed line (the lines just before were tested): back in windows that double
+    top, size = pending - (step - 1), 64  # rows below ``top`` are still to be looked at
+    while len(pending):
+        bottom = np.maximum(top - size, 0)
+        mark = np.zeros(len(wanted) + 1, dtype=np.int64)
+        np.add.at(mark, bottom, 1)
+        np.add.at(mark, top, -1)
+        timed = _match_rows(lines, _HAS_TIME, np.flatnonzero(np.cumsum(mark)[:-1] > 0))
+        at = np.searchsorted(timed, top) - 1  # the last timed row below each top
+        found = at >= 0
+        found[found] = timed[at[found]] >= bottom[found]
+        wanted[timed[at[found]]] = True
+        going = ~found & (bottom > 0)
+        pending, top, size = pending[going], bottom[going], size * 2
     first = _match_rows(lines, _HAS_TIME, np.arange(min(len(wanted), 4096)))
     if len(first):
         wanted[first[0]] = pinned[first[0]] = True
@@ -561,18 +619,96 @@ def templates(message: pa.Array) -> pa.Array:
     key under which a condensed parse aggregates repeated events. (:func:`analyzer.compare.
     templates` is the template shown to people: it masks paths and task names too.)
 
-    All numbers are masked first (one cheap pass); only the lines that then show a task name
-    are masked again keeping it (the slower expression runs on those few)."""
-    text = pc.fill_null(message, "")
-    coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
-    names = pc.fill_null(pc.match_substring_regex(coarse, _NAMES_TASK), False)
-    if not pc.any(names).as_py():
+    All numbers are masked first, on the bytes with NumPy (:func:`_mask_digits`; the rare lines
+    with ``0x`` get the RE2 expression); only the lines that then show a task name are masked
+    again keeping it (the slower expression runs on those few)."""
+    text = pc.fill_null(message, "") if message.null_count else message
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    if not pa.types.is_large_string(text.type):
+        return templates(text.cast(pa.large_string())).cast(text.type)
+    coarse, hex_rows, maybe_named = _mask_digits(text)
+    if len(hex_rows):  # `0x…` is one number: RE2 does those lines
+        redo = np.zeros(len(text), dtype=bool)
+        redo[hex_rows] = True
+        coarse = pc.replace_with_mask(
+            coarse,
+            pa.array(redo),
+            pc.replace_substring_regex(
+                text.take(pa.array(hex_rows)), pattern=_NUMBERS, replacement="#"
+            ),
+        )
+        maybe_named = np.union1d(maybe_named, hex_rows)
+    if not len(maybe_named):
         return coarse
-    rows = pc.indices_nonzero(names)
+    candidates = pa.array(maybe_named)
+    hit = _bool(pc.match_substring_regex(coarse.take(candidates), _NAMES_TASK))
+    if not hit.any():
+        return coarse
+    names = np.zeros(len(text), dtype=bool)
+    names[maybe_named[hit]] = True
     precise = pc.replace_substring_regex(
-        text.take(rows), pattern=_TEMPLATE_MASK, replacement=r"\1#"
+        text.take(pa.array(maybe_named[hit])), pattern=_TEMPLATE_MASK, replacement=r"\1#"
     )
-    return pc.replace_with_mask(coarse, names, precise)
+    return pc.replace_with_mask(coarse, pa.array(names), precise)
+
+
+#: Last letters of the words :data:`_NAMES_TASK` puts before ``:#`` (task, chief, worker, ps…).
+_NAME_ENDS = np.zeros(256, dtype=bool)
+_NAME_ENDS[list(b"kfrs")] = True
+_DIGITS_TO_HASH = bytes(35 if 48 <= c < 58 else c for c in range(256))
+_MASK_PIECE = 1 << 20
+
+
+def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.ndarray, np.ndarray]:
+    """``text`` with each run of ASCII digits replaced by ``#`` (what ``\\\\d+`` → ``#`` gives),
+    computed on the bytes of all lines, a piece of :data:`_MASK_PIECE` bytes at a time (the
+    temporary arrays stay small and in cache); and the rows holding ``0x`` (where the template
+    masks ``0x`` and its hex digits as one number) and the rows that may name a task (a ``:#``
+    after one of :data:`_NAME_ENDS`), both for RE2 to look at."""
+    n = len(text)
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
+    data = text.buffers()[2]
+    if n == 0 or data is None or offsets[-1] == offsets[0]:
+        return text, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    offsets = offsets - offsets[0]
+    heads = offsets[:-1][offsets[:-1] < offsets[1:]]  # first byte of each non-empty line
+    pieces: list[bytes] = []
+    dropped_at: list[np.ndarray] = []
+    hex_at: list[np.ndarray] = []
+    named_at: list[np.ndarray] = []
+    done = 0  # bytes of the masked text so far
+    tail = b""  # its last two bytes
+    for start in range(0, len(raw), _MASK_PIECE):
+        stop = min(len(raw), start + _MASK_PIECE)
+        before = 1 if start else 0  # the byte before the piece: does a run go on?
+        segment = raw[start - before : stop]
+        digit = np.less(np.subtract(segment, 48, dtype=np.uint8), 10)
+        dropped = digit[1:] & digit[:-1]  # a digit after a digit of its line
+        if not before:
+            dropped = np.r_[False, dropped]
+        dropped[heads[np.searchsorted(heads, start) : np.searchsorted(heads, stop)] - start] = False
+        piece = raw[start:stop][~dropped].tobytes().translate(_DIGITS_TO_HASH)
+        dropped_at.append(np.flatnonzero(dropped) + start)
+        x = np.flatnonzero(segment[1:] == 120) + 1  # "0x" (x at segment[x])
+        hex_at.append(x[segment[x - 1] == 48] + (start - before))
+        # ":#" after k, f, r or s (masked bytes, with the two before the piece)
+        masked = np.frombuffer(tail + piece, dtype=np.uint8)
+        c = np.flatnonzero(masked[2:] == 35) + 2
+        c = c[masked[c - 1] == 58]
+        named_at.append(c[_NAME_ENDS[masked[c - 2]]] + (done - len(tail)))
+        pieces.append(piece)
+        done += len(piece)
+        tail = (tail + piece)[-2:]
+    new_offsets = offsets - np.searchsorted(np.concatenate(dropped_at), offsets)
+    masked_text = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(new_offsets), pa.py_buffer(b"".join(pieces)), null_count=0
+    )
+    hex_rows = np.unique(np.searchsorted(offsets, np.concatenate(hex_at), side="right") - 1)
+    c = np.concatenate(named_at)
+    named = np.unique(np.searchsorted(new_offsets, c, side="right") - 1)
+    return masked_text, hex_rows, named
 
 
 def _collapse(
@@ -624,12 +760,14 @@ _MAX_CONTINUATION = 20
 
 
 def _attach_continuations(
-    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, window
+    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, text, stops: np.ndarray
 ) -> pa.Array:
     """Give each warning-or-worse line the unprefixed lines that follow it as its ``detail``.
 
     TensorFlow prints the peer of an error on such lines (``Additional GRPC error information
     from remote target /job:ps/replica:0/task:0 ...``). They stay events of their own too.
+    ``text(rows)`` gives lines; ``stops[i]``: the row where the file of ``rows[i]`` ends.
+    The line after each is read for all at once; only those followed by one read on.
     """
     serious = pc.and_(
         pc.is_in(levels, pa.array(["WARNING", "ERROR", "FATAL"], pa.large_string())),
@@ -638,17 +776,35 @@ def _attach_continuations(
     at = np.flatnonzero(_bool(pc.and_(serious, pc.is_null(detail))))
     if not len(at):
         return detail
-    values: list[str | None] = []
-    for row in rows[at].tolist():
-        following = []
-        for line in window(row + 1, _MAX_CONTINUATION, row):
-            if not line.strip() or _ANY_START.match(line):
-                break
-            following.append(line)
-        values.append("\n".join(following) if following else None)
+    starts = rows[at] + 1
+    stops = np.minimum(starts + _MAX_CONTINUATION, stops[at])
+    nexts = [None] * len(at)
+    has_next = np.flatnonzero(starts < stops)
+    for i, line in zip(has_next.tolist(), text(starts[has_next]).to_pylist(), strict=True):
+        nexts[i] = line or ""
+    going = [i for i, line in enumerate(nexts) if line is not None and _continues(line)]
+    values: list[str | None] = [None] * len(at)
+    if going:
+        going_arr = np.asarray(going, dtype=np.int64)
+        sizes = stops[going_arr] - starts[going_arr]
+        bounds = np.r_[0, np.cumsum(sizes)]
+        window_rows = np.repeat(starts[going_arr] - bounds[:-1], sizes) + np.arange(bounds[-1])
+        lines = [line or "" for line in text(window_rows).to_pylist()]
+        for k, i in enumerate(going):
+            following = []
+            for line in lines[bounds[k] : bounds[k + 1]]:
+                if not _continues(line):
+                    break
+                following.append(line)
+            values[i] = "\n".join(following)
     mask = np.zeros(len(rows), dtype=bool)
     mask[at] = True
     return pc.replace_with_mask(detail, pa.array(mask), pa.array(values, pa.large_string()))
+
+
+def _continues(line: str) -> bool:
+    """Whether ``line`` may go on a warning's detail: not blank, not the start of a record."""
+    return bool(line.strip()) and not _ANY_START.match(line)
 
 
 def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
@@ -711,12 +867,6 @@ def _events(
 
     def text(rows: np.ndarray) -> pa.Array:
         return lines.text(rows) if inner is None else inner.take(pa.array(rows, pa.int64()))
-
-    def window(start: int, count: int, of: int | None = None) -> list[str]:
-        """Lines from ``start`` on, within the file of row ``of`` (default ``start``)."""
-        anchor = start if of is None else of
-        stop = min(start + count, n if ends is None else int(ends[anchor]))
-        return [s or "" for s in text(np.arange(start, stop)).to_pylist()]
 
     # Multi-line events: tracebacks and stack traces, grouped over the few rows that start one.
     first_rows = np.flatnonzero(wanted)
@@ -801,7 +951,8 @@ def _events(
                 detail.filter(mask),
                 levels.filter(mask),
             )
-    detail = _attach_continuations(rows, fmt, levels, detail, window)
+    stops = np.full(len(rows), n, dtype=np.int64) if ends is None else ends[rows]
+    detail = _attach_continuations(rows, fmt, levels, detail, text, stops)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
     rows_arr = pa.array(rows)
     nulls = pa.nulls(len(rows), pa.large_string())
@@ -900,17 +1051,28 @@ def _parse_together(
     table = table.set_column(1, "line_end", pc.subtract(table["line_end"], offset))
     bounds = np.searchsorted(owner, np.arange(len(texts) + 1))
     blanks = np.bincount(file_of[blank & ~in_group], minlength=len(texts))
+    # each file's formats and their counts, in the order they first appear (as value_counts)
+    encoded = pc.dictionary_encode(table["format"].combine_chunks())
+    names = encoded.dictionary.to_pylist()
+    pair = owner * len(names) + encoded.indices.to_numpy(zero_copy_only=False)
+    pairs, first_row, pair_count = np.unique(pair, return_index=True, return_counts=True)
+    by_first = np.lexsort((first_row, pairs // max(len(names), 1)))
+    pairs, pair_count = pairs[by_first], pair_count[by_first]
+    pair_bounds = np.searchsorted(pairs // max(len(names), 1), np.arange(len(texts) + 1))
     for k, i in enumerate(index):
         if wrapped[k]:
             continue
         part = table.slice(bounds[k], bounds[k + 1] - bounds[k])
-        formats = pc.value_counts(part["format"]).to_pylist() if part.num_rows else []
+        span = slice(pair_bounds[k], pair_bounds[k + 1])
         out[i] = ParsedLines(
             table=part,
             lines_read=int(counts[k]),
             rejected={"blank line": int(blanks[k])} if blanks[k] else {},
             problems=problems[k],
-            formats={f["values"]: f["counts"] for f in formats},
+            formats={
+                names[p % len(names)]: c
+                for p, c in zip(pairs[span].tolist(), pair_count[span].tolist(), strict=True)
+            },
             wrapper=None,
             condensed=keep is not None,
         )

@@ -32,6 +32,9 @@ _CONTENT_PREFILTER = (
     r"TF_CONFIG|task_type|/job:\w+/replica:\d+/task:\d+/device|Started server with target"
     r"|GrpcChannelCache for job|eager service context"
 )
+#: The same in Python (ASCII classes, as RE2's), for logs of at most :data:`_FEW_ROWS` messages.
+_CONTENT_RE = re.compile(_CONTENT_PREFILTER, re.ASCII)
+_FEW_ROWS = 256
 _TASK_TYPE_RE = re.compile(
     r"task_type\s*[=:]\s*['\"]?(?P<job>\w+)['\"]?,?\s*task_id\s*[=:]\s*(?P<index>\d+)"
 )
@@ -143,11 +146,13 @@ def _normalize_cluster(cluster: object) -> dict[str, list[str]] | None:
 def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts:
     """Scan a log's messages for the evidence of its own node and its cluster spec."""
     facts = ContentFacts()
-    hit = pc.match_substring_regex(messages, _CONTENT_PREFILTER)
-    rows = pc.indices_nonzero(pc.fill_null(hit, False)).to_pylist()[:max_rows]
-    if not rows:
-        return facts
-    for text in messages.take(pa.array(rows, pa.int64())).to_pylist():
+    if len(messages) <= _FEW_ROWS:  # a short log: Python's search costs less than Arrow's calls
+        texts = [t for t in messages.to_pylist() if t is not None and _CONTENT_RE.search(t)]
+    else:
+        hit = pc.match_substring_regex(messages, _CONTENT_PREFILTER)
+        rows = pc.indices_nonzero(pc.fill_null(hit, False)).to_pylist()[:max_rows]
+        texts = messages.take(pa.array(rows, pa.int64())).to_pylist() if rows else []
+    for text in texts[:max_rows]:
         if text is None:
             continue
         if "TF_CONFIG" in text and facts.tf_config is None:

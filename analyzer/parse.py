@@ -68,6 +68,8 @@ def process_batch(sources: Sequence[Source], work: Work) -> list[Parsed]:
         return results
     tables = [r.parsed.table for r in parsed]  # type: ignore[union-attr]
     combined, problems = classify_table(pa.concat_tables(tables), work.rules, work.regex_timeout)
+    if len(tables) > 32:  # many small files: slicing columns of thousands of chunks is slow
+        combined = combined.combine_chunks()
     start = 0
     for result, table in zip(parsed, tables, strict=True):
         result.parsed.table = combined.slice(start, table.num_rows)  # type: ignore[union-attr]

@@ -89,7 +89,13 @@ class Run:
         if "repeats" not in out.columns:  # a timeline read from an older Parquet file
             out["repeats"] = 1
         out["benign"] = out["benign"].fillna(False).astype(bool)
-        out["captures"] = [captures_of(c) for c in out["captures"].astype(object)]
+        parsed: dict[str, dict[str, str]] = {}  # many findings capture the same: parsed once
+        out["captures"] = [
+            (parsed[c] if c in parsed else parsed.setdefault(c, captures_of(c)))
+            if isinstance(c, str)
+            else captures_of(c)
+            for c in out["captures"].astype(object)
+        ]
         out.index.name = "row"
         return out
 

@@ -713,7 +713,11 @@ def read_source(src: Source, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ReadResul
     if not src.compression and not src.archive:
         try:  # the common case in one read: no chunk list, no join
             with open(src.path, "rb") as f:
-                data = f.read(max_bytes + 1)
+                # read(n) sets aside n bytes first: ask for the size the file has, not the cap
+                size = os.fstat(f.fileno()).st_size
+                data = f.read(min(size, max_bytes) + 1)
+                if size < len(data) <= max_bytes:  # it grew since: the rest, up to the cap
+                    data += f.read(max_bytes + 1 - len(data))
         except OSError:
             pass  # read again below in steps, keeping what comes before the error
         else:

@@ -196,6 +196,19 @@ def test_prefilter_gives_the_same_findings_as_brute_force():
     assert len(fast.findings) > 100
 
 
+def test_repeated_rows_get_the_findings_of_matching_each_row():
+    lines, details = _mixed_sample()
+    order = list(range(len(lines))) * 3
+    random.Random(3).shuffle(order)
+    df = frame(
+        [lines[i] for i in order], {k: details[i] for k, i in enumerate(order) if i in details}
+    )
+    fast = classify(df, RULES)  # each distinct row matched once, its finding given to every copy
+    slow = classify(df, RULES, prefilter=False)  # every row matched on its own
+    pd.testing.assert_frame_equal(fast.findings, slow.findings)
+    assert len(fast.findings) > 300
+
+
 _ALPHABET = st.sampled_from(
     ["Socket closed", "heartbeat timeout", "OOM when allocating", "Killed", "a", " ", "x", ":"]
 )

@@ -20,3 +20,20 @@ def test_condensed_verdict_equals_full_verdict_and_truth(folder):
     for run in (full, condensed):
         assert run.root_cause.node == truth["first_failing_node"]
         assert run.root_cause.category == truth["root_cause_category"]
+
+
+@pytest.mark.parametrize("gap", [5, 70, 300, 5000])
+def test_a_kept_line_far_below_its_time_keeps_the_timed_line_it_inherits_from(gap):
+    from analyzer.formats import Keep, parse_lines
+
+    lines = ["2025-01-30 12:00:00,000 - INFO - start"]
+    lines += [f"  filler {i}" for i in range(2000)]
+    lines += ["2025-01-30 12:34:56,789 - INFO - the last line with a time"]
+    lines += [f"  detail line {i}" for i in range(gap)]
+    lines += ["ERROR:tensorflow:a line without a time of its own"]
+    lines += [f"  more {i}" for i in range(3000)]
+    table = parse_lines(("\n".join(lines) + "\n").encode(), Keep("nothing-matches-this")).table
+    kept = table["line_no"].to_pylist()
+    assert 2003 + gap in kept  # the error line, and the timed line it takes its time from
+    assert 2002 in kept
+    assert len(kept) < 700  # (the head, tail and even sample besides)

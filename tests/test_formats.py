@@ -239,3 +239,41 @@ def test_unterminated_last_line_is_kept_and_reported():
     parsed = parse_lines(b"first\ncut mid-li")
     assert [r["raw"] for r in parsed.table.to_pylist()] == ["first", "cut mid-li"]
     assert any("no line end" in p for p in parsed.problems)
+
+
+def test_group_starts_are_the_lines_the_expression_finds():
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from analyzer.formats import _GROUP_STARTS, _bool, _group_starts
+
+    root = Path(__file__).resolve().parent.parent
+    lines = [
+        line
+        for folder in (root / "sample_logs", root / "tests" / "corpus" / "lab")
+        for path in sorted(folder.rglob("*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    lines += ["Traceback (most recent call last):", " Traceback (most recent call last):",
+              "Traceback (most recent call last): ", "*** Begin stack trace ***", "**", "*",
+              "x *** Begin stack trace *** y", "*** Begin stack trace **", "", "é*"]  # fmt: skip
+    array = pa.array(lines, pa.large_string())
+    for part in (array, array.slice(7), array.slice(len(lines) - 10)):
+        expected = _bool(pc.match_substring_regex(part, _GROUP_STARTS))
+        assert expected.sum() > 0
+        assert (_group_starts(part) == expected).all()
+
+
+@pytest.mark.parametrize("depth", [3, 31, 32, 33, 120, 700])
+def test_a_traceback_of_any_length_is_one_event_to_its_exception(depth):
+    frames = [f'  File "model.py", line {i}, in step\n    x = f(x)' for i in range(depth)]
+    text = "\n".join(["Traceback (most recent call last):", *frames, "ValueError: bad", "after"])
+    table = parse_lines((text + "\n").encode()).table
+    first = table.to_pylist()[0]
+    assert first["format"] == "python_traceback"
+    lines = 2 * depth + 2
+    expected = lines if lines <= 500 else 500  # a group is cut at _MAX_GROUP_LINES
+    assert first["line_end"] == expected
+    assert (first["message"] == "ValueError: bad") == (lines <= 500)

@@ -102,3 +102,24 @@ def test_error_naming_a_peer_is_not_identity():
 def test_task_name():
     assert task_name("worker:3") == "/job:worker/replica:0/task:3"
     assert task_name("somefile") is None
+
+
+def test_short_logs_get_the_same_facts_from_python_as_from_arrow(monkeypatch):
+    from pathlib import Path
+
+    import analyzer.identity as identity
+    from analyzer.formats import parse_lines
+
+    root = Path(__file__).resolve().parent.parent
+    paths = sorted((root / "sample_logs").rglob("*.log"))
+    paths += sorted((root / "tests" / "corpus" / "lab").rglob("*.log"))[:150]
+    found = 0
+    for path in paths:
+        messages = parse_lines(path.read_bytes()).table["message"]
+        monkeypatch.setattr(identity, "_FEW_ROWS", 0)
+        arrow = identity.facts_from_content(messages)
+        monkeypatch.setattr(identity, "_FEW_ROWS", 10**9)
+        python = identity.facts_from_content(messages)
+        assert python == arrow, path
+        found += arrow.job is not None
+    assert found > 20

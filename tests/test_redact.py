@@ -495,3 +495,78 @@ def test_hostile_long_lines_do_not_hang_the_window_scan():
     for lines in windows:
         redact_lines(list(enumerate(lines, 1)))
     assert time.perf_counter() - start < 30
+
+
+_QUOTED_PARTS = st.sampled_from(
+    [
+        '"',
+        "'",
+        "=",
+        ":",
+        " ",
+        "export ",
+        "_KEY",
+        "API_KEY",
+        "Password",
+        "pass",
+        "Token",
+        "api-key",
+        "client_secret",
+        "Cookie",
+        "Authorization",
+        "proxy-",
+        "x",
+        "9",
+        "\u212a",
+        "\u017f",
+        "\u0131",
+        "\u0130",
+        "é",
+        "PASSWD",
+        "signature",
+        "credentials",
+        "sas_key",
+        "-",
+        ".",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_QUOTED_PARTS, max_size=12).map("".join))
+def test_the_quick_test_never_skips_a_line_the_quoted_key_search_would_match(text):
+    from analyzer.report.redact import _QUOTED_KEY, _may_quote_key
+
+    if _QUOTED_KEY.search(text):
+        assert _may_quote_key(text)
+
+
+def test_the_quick_test_on_every_corpus_line():
+    from pathlib import Path
+
+    from analyzer.report.redact import _QUOTED_KEY, _may_quote_key
+
+    root = Path(__file__).resolve().parent.parent
+    matched = skipped = 0
+    for folder in (root / "sample_logs", root / "tests" / "corpus", root / "tests" / "data"):
+        for path in sorted(folder.rglob("*")):
+            if not path.is_file() or path.stat().st_size > 5_000_000:
+                continue
+            for line in path.read_text(errors="replace").splitlines():
+                if _QUOTED_KEY.search(line):
+                    matched += 1
+                    assert _may_quote_key(line), line
+                elif not _may_quote_key(line):
+                    skipped += 1
+    assert matched > 0 and skipped > 1000
+    examples = [
+        '{"Cookie": "a=b',
+        "'proxy-authorization' = 'x",
+        '"MY_API_KEY": "v',
+        "export DB_PASSWORD='v",
+        'secret_token="v',
+        '"API_\u212aEY": "v',
+        "'passphrase':'v",
+    ]
+    for line in examples:
+        assert _QUOTED_KEY.search(line) and _may_quote_key(line), line

@@ -49,6 +49,52 @@ def test_templates_keep_tasks_and_addresses_but_not_counts():
     assert out[3] != out[4] and out[3].replace("worker:1", "worker:2") == out[4]
 
 
+def _templates_by_re2(message: pa.Array) -> pa.Array:
+    """The template as RE2 alone makes it (the reference :func:`templates` must equal)."""
+    import pyarrow.compute as pc
+
+    from analyzer.formats import _NAMES_TASK, _NUMBERS, _TEMPLATE_MASK
+
+    text = pc.fill_null(message, "")
+    coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
+    names = pc.fill_null(pc.match_substring_regex(coarse, _NAMES_TASK), False)
+    precise = pc.replace_substring_regex(text, pattern=_TEMPLATE_MASK, replacement=r"\1#")
+    return pc.if_else(names, precise, coarse)
+
+
+def test_templates_equal_the_re2_masking_on_every_corpus_line():
+    lines = [
+        line
+        for root in (SAMPLE_LOGS, LAB)
+        for path in sorted(root.rglob("*.log"))
+        for line in path.read_text(errors="replace").splitlines()
+    ]
+    edges = ["", "0x", "a0x1f", "00x5f", "10x5f", "0x5fz", "0xG", "x0X12", "99", "task:0x1",
+             "task:#", "3worker:1", "worker:12ab", "é12ü3", "ps:0 0xdead", "worker:1é",
+             "/job:ps/replica:0/task:0x3", "12\n34"]  # fmt: skip
+    assert len(lines) > 10_000
+    for values in (lines + edges, [None, "a1", None, "task:3 b22"]):
+        for array in (pa.array(values, pa.large_string()), pa.array(values, pa.string())):
+            for part in (array, array.slice(1)):
+                assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
+
+
+def test_templates_equal_the_re2_masking_whatever_the_piece_size(monkeypatch):
+    import random
+
+    import analyzer.formats as formats
+
+    rnd = random.Random(1)
+    parts = ["0", "1", "9", "x", "0x", "a", "f", "task:", "worker:", "ps:", "k", ":", "#", " ", "é"]
+    parts += ["/replica:0/task:", "/job:w1", "chief:", "\n", "\x00", "\x01", ""]
+    values = ["".join(rnd.choice(parts) for _ in range(rnd.randint(0, 12))) for _ in range(3000)]
+    array = pa.array(values, pa.large_string())
+    for piece in (1, 2, 3, 5, 64):  # runs, "0x" and ":#" across the edges of the pieces
+        monkeypatch.setattr(formats, "_MASK_PIECE", piece)
+        for part in (array, array.slice(3), array.slice(1, 500)):
+            assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
+
+
 def test_collapse_keeps_first_and_last_and_counts_the_rest():
     key = pa.array(["a"] * 10 + ["b"] * 3)
     pinned = np.zeros(13, dtype=bool)

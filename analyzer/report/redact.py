@@ -268,6 +268,9 @@ _QUOTED_KEY = re.compile(
     + _SECRET_NAME
     + r""")[A-Za-z0-9_]{0,40}|[A-Z][A-Z0-9_]{0,60}_KEY)=)(["'])"""
 )
+#: A word every name :data:`_QUOTED_KEY` looks for holds (lower-cased).
+_QUOTED_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "signature")
+_QUOTED_WORDS += ("authorization", "cookie")
 _BLOCK_KEY = re.compile(
     r"""^(\s*)(?:-\s+)?["']?(?:[\w.-]{0,60}(?i:""" + _SECRET_NAME + r""")[\w.-]{0,40}|"""
     r"""[A-Z][A-Z0-9_]{0,60}_KEY)["']?\s*[:=](?:\s*[|>][-+0-9]{0,3})?\s*$"""
@@ -414,11 +417,24 @@ def _close_quote(text: str, start: int, quote: str) -> int:
     return -1
 
 
+def _may_quote_key(text: str) -> bool:
+    """False when ``text`` cannot hold a match of :data:`_QUOTED_KEY` (no quote, or an ASCII
+    line without any of :data:`_QUOTED_WORDS`): the full search is slow on long lines."""
+    if '"' not in text and "'" not in text:
+        return False
+    if not text.isascii():  # letters that match ASCII ones ignoring case (K, ſ, ı): search
+        return True
+    low = text.lower()
+    return any(word in low for word in _QUOTED_WORDS)
+
+
 def _scan_quoted(nos: list[int], texts: list[str], found: _Found) -> None:
     """``"private_key": "...`` whose string goes on over the next lines; pprint's ``'...'``
     continuations of a secret value; ``TOKEN="...`` shell values over several lines."""
     n = len(texts)
     for i in range(n):
+        if not _may_quote_key(texts[i]):
+            continue
         for m in _QUOTED_KEY.finditer(texts[i]):
             quote = m[1]
             close = _close_quote(texts[i], m.end(), quote)
