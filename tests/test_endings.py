@@ -11,6 +11,20 @@ import analyzer
 LAB = Path(__file__).resolve().parent / "corpus" / "lab"
 
 
+def _changed(run: Path, tmp_path: Path, name: str, edit) -> analyzer.Run:
+    """``run`` copied, its file ``name`` rewritten as ``edit(text)``, analysed as ``analyze``."""
+    dst = tmp_path / "run"
+    shutil.copytree(run, dst)
+    path = dst / name
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return analyzer.load(dst, condensed=True)
+
+
+def _without(word: str):
+    """An edit that drops the lines holding ``word``."""
+    return lambda text: "".join(x for x in text.splitlines(keepends=True) if word not in x)
+
+
 FROZEN_PS = LAB / "tf1_supervisor" / "stall_deadline-ps-training-rotated"
 
 
@@ -24,12 +38,7 @@ def test_the_task_that_outlived_the_sigterm_is_the_one_its_peers_timed_out_on():
 
 
 def test_without_the_kill_after_the_grace_the_ps_is_not_named(tmp_path: Path):
-    dst = tmp_path / "run"
-    shutil.copytree(FROZEN_PS, dst)
-    launcher = dst / "launcher.log"
-    lines = launcher.read_text(encoding="utf-8").splitlines(keepends=True)
-    launcher.write_text("".join(x for x in lines if "still running" not in x), encoding="utf-8")
-    run = analyzer.load(dst, condensed=True)
+    run = _changed(FROZEN_PS, tmp_path, "launcher.log", _without("still running"))
     assert run.root_cause.node != "ps:0"
 
 
@@ -46,12 +55,10 @@ def test_a_task_the_stop_did_not_name_had_gone_before_it_in_start_up_too():
 
 
 def test_when_the_stop_names_every_task_none_had_gone_before(tmp_path: Path):
-    dst = tmp_path / "run"
-    shutil.copytree(STARTUP_KILL, dst)
-    launcher = dst / "launcher.log"
-    text = launcher.read_text(encoding="utf-8")
-    launcher.write_text(text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1"), "utf-8")
-    run = analyzer.load(dst, condensed=True)
+    def name_all(text: str) -> str:
+        return text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1")
+
+    run = _changed(STARTUP_KILL, tmp_path, "launcher.log", name_all)
     assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "node_crash")
 
 
@@ -98,10 +105,7 @@ def test_a_trainer_that_never_reached_the_end_its_peers_reached_died():
 
 def test_with_its_own_goodbye_the_same_worker_finished(tmp_path: Path):
     """Give worker:1 worker:0's last line (its 'training finished', renamed): nothing failed."""
-    dst = tmp_path / "run"
-    shutil.copytree(ASYNC_KILL, dst)
-    last = (dst / "worker-0.log").read_text(encoding="utf-8").splitlines()[-1]
-    with (dst / "worker-1.log").open("a", encoding="utf-8") as f:
-        f.write(last.replace("(worker 0,", "(worker 1,") + "\n")
-    run = analyzer.load(dst, condensed=True)
+    last = (ASYNC_KILL / "worker-0.log").read_text(encoding="utf-8").splitlines()[-1]
+    bye = last.replace("(worker 0,", "(worker 1,") + "\n"
+    run = _changed(ASYNC_KILL, tmp_path, "worker-1.log", lambda text: text + bye)
     assert run.root_cause.category == "none"
