@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,3 +30,22 @@ def write_log(tmp_path):
         return path
 
     return write
+
+
+def changed_run(run: Path, tmp_path: Path, name: str, edit: Callable[[str], str]):
+    """``run`` copied, its file ``name`` rewritten as ``edit(text)``, analysed as ``analyze``
+    does (the condensed path): a real run next to a copy changed so a signal must turn off."""
+    import analyzer
+
+    dst = tmp_path / "run"
+    shutil.copytree(run, dst)
+    path = dst / name
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return analyzer.load(dst, condensed=True)
+
+
+def without(*words: str) -> Callable[[str], str]:
+    """An edit that drops the lines holding any of ``words``."""
+    return lambda text: "".join(
+        x for x in text.splitlines(keepends=True) if not any(w in x for w in words)
+    )

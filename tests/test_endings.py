@@ -6,23 +6,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from conftest import changed_run, without
+
 import analyzer
 
 LAB = Path(__file__).resolve().parent / "corpus" / "lab"
-
-
-def _changed(run: Path, tmp_path: Path, name: str, edit) -> analyzer.Run:
-    """``run`` copied, its file ``name`` rewritten as ``edit(text)``, analysed as ``analyze``."""
-    dst = tmp_path / "run"
-    shutil.copytree(run, dst)
-    path = dst / name
-    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
-    return analyzer.load(dst, condensed=True)
-
-
-def _without(word: str):
-    """An edit that drops the lines holding ``word``."""
-    return lambda text: "".join(x for x in text.splitlines(keepends=True) if word not in x)
 
 
 FROZEN_PS = LAB / "tf1_supervisor" / "stall_deadline-ps-training-rotated"
@@ -38,7 +26,7 @@ def test_the_task_that_outlived_the_sigterm_is_the_one_its_peers_timed_out_on():
 
 
 def test_without_the_kill_after_the_grace_the_ps_is_not_named(tmp_path: Path):
-    run = _changed(FROZEN_PS, tmp_path, "launcher.log", _without("still running"))
+    run = changed_run(FROZEN_PS, tmp_path, "launcher.log", without("still running"))
     assert run.root_cause.node != "ps:0"
 
 
@@ -58,7 +46,7 @@ def test_when_the_stop_names_every_task_none_had_gone_before(tmp_path: Path):
     def name_all(text: str) -> str:
         return text.replace("ps:0, worker:0", "ps:0, worker:0, worker:1")
 
-    run = _changed(STARTUP_KILL, tmp_path, "launcher.log", name_all)
+    run = changed_run(STARTUP_KILL, tmp_path, "launcher.log", name_all)
     assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "node_crash")
 
 
@@ -107,5 +95,5 @@ def test_with_its_own_goodbye_the_same_worker_finished(tmp_path: Path):
     """Give worker:1 worker:0's last line (its 'training finished', renamed): nothing failed."""
     last = (ASYNC_KILL / "worker-0.log").read_text(encoding="utf-8").splitlines()[-1]
     bye = last.replace("(worker 0,", "(worker 1,") + "\n"
-    run = _changed(ASYNC_KILL, tmp_path, "worker-1.log", lambda text: text + bye)
+    run = changed_run(ASYNC_KILL, tmp_path, "worker-1.log", lambda text: text + bye)
     assert run.root_cause.category == "none"

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SAMPLE_LOGS
+from conftest import ROOT, SAMPLE_LOGS, changed_run, without
 
 from analyzer.run import load
 
@@ -174,16 +174,10 @@ def test_a_worker_left_behind_by_a_finished_peer_hung():
 
 
 def test_without_the_launchers_no_progress_line_a_finished_peer_means_done(tmp_path):
-    import shutil
+    def no_progress_word(text: str) -> str:
+        return text.replace("no training progress for 20 s", "done")
 
-    dst = tmp_path / "run"
-    shutil.copytree(ASYNC_BLOCK, dst)
-    launcher = dst / "launcher.log"
-    launcher.write_text(
-        launcher.read_text(encoding="utf-8").replace("no training progress for 20 s", "done"),
-        encoding="utf-8",
-    )
-    run = load(dst, condensed=True)
+    run = changed_run(ASYNC_BLOCK, tmp_path, "launcher.log", no_progress_word)
     assert run.root_cause.category != "hang"
 
 
@@ -237,17 +231,6 @@ def test_a_program_error_in_a_function_the_coordinator_sent_is_the_coordinators(
 
 
 def test_without_the_coordinators_dispatch_lines_the_first_to_fail_is_named(tmp_path):
-    import shutil
-
-    dst = tmp_path / "run"
-    shutil.copytree(PSS_DTYPE, dst)
-    chief = dst / "slurm-4225.0.out"
-    lines = chief.read_text(encoding="utf-8").splitlines(keepends=True)
-    keep = [
-        x
-        for x in lines
-        if "when processing closure" not in x and "Remote function on worker" not in x
-    ]
-    chief.write_text("".join(keep), encoding="utf-8")
-    run = load(dst, condensed=True)
+    dispatch = without("when processing closure", "Remote function on worker")
+    run = changed_run(PSS_DTYPE, tmp_path, "slurm-4225.0.out", dispatch)
     assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "dtype_mismatch")

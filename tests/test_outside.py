@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
+from conftest import changed_run, without
 
 import analyzer
 from analyzer.diagnose.facts import Facts
@@ -124,22 +125,16 @@ def test_a_task_the_launcher_says_it_preempted_was_preempted():
 
 
 def test_without_the_notice_the_same_stop_is_a_death(tmp_path: Path):
-    dst = tmp_path / "run"
-    shutil.copytree(SYNC_PREEMPT, dst)
-    launcher = dst / "launcher.log"
-    lines = launcher.read_text(encoding="utf-8").splitlines(keepends=True)
-    launcher.write_text("".join(x for x in lines if "preempting" not in x), encoding="utf-8")
-    run = analyzer.load(dst, condensed=True)
+    run = changed_run(SYNC_PREEMPT, tmp_path, "launcher.log", without("preempting"))
     assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "node_crash")
 
 
 def test_a_notice_naming_another_task_does_not_move_the_verdict(tmp_path: Path):
     """The notice says who was preempted: the same notice about worker:0 never makes worker:1
     the preempted task."""
-    dst = tmp_path / "run"
-    shutil.copytree(SYNC_PREEMPT, dst)
-    launcher = dst / "launcher.log"
-    text = launcher.read_text(encoding="utf-8")
-    launcher.write_text(text.replace("preempting worker:1", "preempting worker:0"), "utf-8")
-    run = analyzer.load(dst, condensed=True)
+
+    def about_worker_0(text: str) -> str:
+        return text.replace("preempting worker:1", "preempting worker:0")
+
+    run = changed_run(SYNC_PREEMPT, tmp_path, "launcher.log", about_worker_0)
     assert run.root_cause.category != "preemption" or run.root_cause.node != "worker:1"
