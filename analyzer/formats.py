@@ -619,14 +619,51 @@ def templates(message: pa.Array) -> pa.Array:
     key under which a condensed parse aggregates repeated events. (:func:`analyzer.compare.
     templates` is the template shown to people: it masks paths and task names too.)
 
-    All numbers are masked first, on the bytes with NumPy (:func:`_mask_digits`; the rare lines
-    with ``0x`` get the RE2 expression); only the lines that then show a task name are masked
-    again keeping it (the slower expression runs on those few)."""
+    The work grows with the distinct lines, not with the lines: every digit becomes ``#`` in
+    one byte translation (a *shape*: lines of one shape differ only in their digits), the
+    shapes are hashed, and only one line of each shape is masked (:func:`_masked`). Two lines
+    of one shape get the same template, except where a task's number is kept
+    (``worker:3``): the lines of a shape that shows a task name are masked each."""
     text = pc.fill_null(message, "") if message.null_count else message
     if isinstance(text, pa.ChunkedArray):
         text = text.combine_chunks()
     if not pa.types.is_large_string(text.type):
         return templates(text.cast(pa.large_string())).cast(text.type)
+    shapes = pc.dictionary_encode(_digit_shapes(text))
+    if len(shapes.dictionary) * 2 > len(text):  # little repeats: mask each line
+        return _masked(text)
+    group = shapes.indices.to_numpy(zero_copy_only=False)
+    first = np.empty(len(shapes.dictionary), dtype=np.int64)
+    first[group[::-1]] = np.arange(len(text) - 1, -1, -1)  # each shape's first line
+    out = _masked(text.take(pa.array(first))).take(shapes.indices)
+    named = _bool(pc.match_substring_regex(shapes.dictionary, _NAMES_TASK))
+    if named.any():
+        rows = np.flatnonzero(named[group])
+        mask = np.zeros(len(text), dtype=bool)
+        mask[rows] = True
+        out = pc.replace_with_mask(out, pa.array(mask), _masked(text.take(pa.array(rows))))
+    return out
+
+
+def _digit_shapes(text: pa.LargeStringArray) -> pa.LargeStringArray:
+    """``text`` with every ASCII digit replaced by ``#`` (one ``bytes.translate``)."""
+    n = len(text)
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
+    data = text.buffers()[2]
+    if n == 0 or data is None or offsets[-1] == offsets[0]:
+        return text
+    start, size = int(offsets[0]), int(offsets[-1] - offsets[0])
+    shaped = data.slice(start, size).to_pybytes().translate(_DIGITS_TO_HASH)
+    return pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(offsets - offsets[0]), pa.py_buffer(shaped), null_count=0
+    )
+
+
+def _masked(text: pa.LargeStringArray) -> pa.LargeStringArray:
+    """:func:`templates` of each line: all numbers are masked first, on the bytes with NumPy
+    (:func:`_mask_digits`; the rare lines with ``0x`` get the RE2 expression); only the lines
+    that then show a task name are masked again keeping it (the slower expression runs on
+    those few)."""
     coarse, hex_rows, maybe_named = _mask_digits(text)
     if len(hex_rows):  # `0x…` is one number: RE2 does those lines
         redo = np.zeros(len(text), dtype=bool)
