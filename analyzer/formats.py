@@ -192,6 +192,14 @@ class Lines:
             lines = pc.utf8_slice_codeunits(lines, 0, MAX_LINE_CHARS)
         return lines
 
+    def shapes(self) -> pa.LargeStringArray:
+        """Each line (with its line end, uncut) with every ASCII digit as ``#``: lines of one
+        shape differ only in their digits (see :func:`templates`)."""
+        shaped = self.data.translate(_DIGITS_TO_HASH)
+        return pa.LargeStringArray.from_buffers(
+            len(self.view), pa.py_buffer(self.offsets), pa.py_buffer(shaped)
+        )
+
     def blocks(self, size: int) -> pa.Array:
         """Zero-copy view of runs of ``size`` lines as single strings (for a fast first test)."""
         bounds = np.concatenate([self.offsets[:-1:size], self.offsets[-1:]])
@@ -486,14 +494,45 @@ def _select(
     weights = np.ones(n, dtype=np.int64)
     candidates = np.flatnonzero(wanted & ~pinned)
     if keep.per_template and len(candidates) > 2 * keep.per_template:
-        text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
-        starts = _group_starts(text)  # grouped later: kept
-        kept, repeats = _collapse(templates(text), starts, starts, keep.per_template)
+        if inner is None and len(candidates) * 4 > n:  # most lines: shape the whole file once
+            shapes = pc.dictionary_encode(lines.shapes())
+            group = shapes.indices.to_numpy(zero_copy_only=False)[candidates]
+            key = _shape_template_ids(
+                lambda at: lines.text(candidates[at]), group, shapes.dictionary
+            )
+            starts = _group_starts_of(lines, candidates)  # grouped later: kept
+        else:
+            text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
+            starts = _group_starts(text)  # grouped later: kept
+            key = templates(text)
+        kept, repeats = _collapse(key, starts, starts, keep.per_template)
         wanted[candidates[~kept]] = False
         weights[candidates] = repeats
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted, pinned)
     return wanted, pinned, weights
+
+
+def _group_starts_of(lines: Lines, rows: np.ndarray) -> np.ndarray:
+    """:func:`_group_starts` of ``lines.text(rows)``, found on the file's bytes (no copy)."""
+    found = np.zeros(len(rows), dtype=bool)
+    sizes = lines.offsets[rows + 1] - lines.offsets[rows] - 1
+    tracebacks = np.flatnonzero(sizes == len(_TRACEBACK_START))
+    if len(tracebacks):
+        texts = lines.view.take(pa.array(rows[tracebacks]))
+        found[tracebacks[_bool(pc.equal(texts, _TRACEBACK_START + "\n"))]] = True
+    raw = np.frombuffer(lines.data, dtype=np.uint8)
+    stars = np.concatenate(
+        [np.flatnonzero(raw[i : i + (1 << 23)] == 42) + i for i in range(0, len(raw), 1 << 23)]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    if len(stars):
+        at = np.unique(np.searchsorted(lines.offsets, stars, side="right") - 1)
+        at = at[np.isin(at, rows)]
+        if len(at):
+            begin = _bool(pc.match_substring(lines.text(at), "*** Begin stack trace ***"))
+            found[np.searchsorted(rows, at[begin])] = True
+    return found
 
 
 def _group_starts(text: pa.Array) -> np.ndarray:
@@ -645,6 +684,28 @@ def templates(message: pa.Array) -> pa.Array:
     return out
 
 
+def _shape_template_ids(text_of, group: np.ndarray, shapes: pa.Array) -> np.ndarray:
+    """A number per row, equal for two rows exactly when their :func:`templates` are equal,
+    given each row's digit shape (``group``: its index in ``shapes``, the distinct shapes);
+    ``text_of(positions)`` gives the text of those rows. One row of each shape is masked,
+    and each row of a shape that names a task."""
+    present = np.zeros(len(shapes), dtype=bool)
+    present[group] = True
+    first = np.empty(len(shapes), dtype=np.int64)
+    first[group[::-1]] = np.arange(len(group) - 1, -1, -1)
+    kinds = np.flatnonzero(present)
+    named_shape = _bool(pc.match_substring_regex(shapes, _NAMES_TASK))
+    named = np.flatnonzero(named_shape[group])
+    both = np.r_[first[kinds], named].astype(np.int64)
+    masked = _masked(pc.fill_null(text_of(both), "").cast(pa.large_string()))
+    ids = pc.dictionary_encode(masked).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    of_shape = np.full(len(shapes), -1, dtype=np.int64)
+    of_shape[kinds] = ids[: len(kinds)]
+    out = of_shape[group]
+    out[named] = ids[len(kinds) :]
+    return out
+
+
 def _digit_shapes(text: pa.LargeStringArray) -> pa.LargeStringArray:
     """``text`` with every ASCII digit replaced by ``#`` (one ``bytes.translate``)."""
     n = len(text)
@@ -749,7 +810,7 @@ def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.nda
 
 
 def _collapse(
-    key: pa.Array,
+    key: pa.Array | np.ndarray,
     pinned: np.ndarray,
     timed: np.ndarray,
     per: int,
@@ -760,7 +821,11 @@ def _collapse(
     ``weights``: how many each event already stands for (1 each by default)."""
     n = len(key)
     weights = np.ones(n, dtype=np.int64) if weights is None else weights
-    group = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    if isinstance(key, np.ndarray):  # already a number per template
+        group = key.astype(np.int64, copy=True)
+    else:
+        group = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False)
+        group = group.astype(np.int64)
     group[pinned] = -1 - np.arange(int(pinned.sum()))  # pinned events: a group each
     order = np.argsort(group, kind="stable")
     sorted_group = group[order]
