@@ -192,10 +192,14 @@ class Lines:
             lines = pc.utf8_slice_codeunits(lines, 0, MAX_LINE_CHARS)
         return lines
 
-    def shapes(self) -> pa.LargeStringArray:
-        """Each line (with its line end, uncut) with every ASCII digit as ``#``: lines of one
-        shape differ only in their digits (see :func:`templates`)."""
-        shaped = self.data.translate(_DIGITS_TO_HASH)
+    def shapes(self) -> pa.LargeStringArray | None:
+        """Each line (with its line end, uncut) with every ASCII digit as a mark
+        (:data:`_DIGITS_TO_MARK`): lines of one *shape* differ only in their digits (see
+        :func:`templates`). None when the file holds a mark itself (a shape would not tell it
+        from a digit)."""
+        if _ZERO.encode() in self.data or _DIGIT.encode() in self.data:
+            return None
+        shaped = self.data.translate(_DIGITS_TO_MARK)
         return pa.LargeStringArray.from_buffers(
             len(self.view), pa.py_buffer(self.offsets), pa.py_buffer(shaped)
         )
@@ -494,10 +498,11 @@ def _select(
     weights = np.ones(n, dtype=np.int64)
     candidates = np.flatnonzero(wanted & ~pinned)
     if keep.per_template and len(candidates) > 2 * keep.per_template:
-        if inner is None and len(candidates) * 4 > n:  # most lines: shape the whole file once
-            shapes = pc.dictionary_encode(lines.shapes())
+        shaped = lines.shapes() if inner is None and len(candidates) * 4 > n else None
+        if shaped is not None:  # most lines are candidates: shape the whole file once
+            shapes = pc.dictionary_encode(shaped)
             group = shapes.indices.to_numpy(zero_copy_only=False)[candidates]
-            key = _shape_template_ids(
+            key, _ = _shape_template_ids(
                 lambda at: lines.text(candidates[at]), group, shapes.dictionary
             )
             starts = _group_starts_of(lines, candidates)  # grouped later: kept
@@ -651,6 +656,12 @@ _TEMPLATE_MASK = (
 )
 _NUMBERS = r"0x[0-9a-fA-F]+|\d+"
 _NAMES_TASK = r"task:#|\b(?:chief|worker|ps|master|evaluator|coordinator):#"
+#: What a digit becomes in a line's *shape* (:func:`templates`): control characters logs do not
+#: hold (a text that does hold one is masked line by line); ``0`` has its own (``0x`` starts a
+#: hex number, ``1x`` does not).
+_ZERO, _DIGIT = "\x1d", "\x1e"
+_DIGITS_TO_MARK = bytes(0x1D if c == 48 else 0x1E if 49 <= c < 58 else c for c in range(256))
+_SHAPE_NAMES_TASK = _NAMES_TASK.replace("#", f"[{_ZERO}{_DIGIT}]")
 
 
 def templates(message: pa.Array) -> pa.Array:
@@ -658,63 +669,65 @@ def templates(message: pa.Array) -> pa.Array:
     key under which a condensed parse aggregates repeated events. (:func:`analyzer.compare.
     templates` is the template shown to people: it masks paths and task names too.)
 
-    The work grows with the distinct lines, not with the lines: every digit becomes ``#`` in
-    one byte translation (a *shape*: lines of one shape differ only in their digits), the
-    shapes are hashed, and only one line of each shape is masked (:func:`_masked`). Two lines
-    of one shape get the same template, except where a task's number is kept
-    (``worker:3``): the lines of a shape that shows a task name are masked each."""
+    The work grows with the distinct lines, not with the lines: every digit becomes a mark
+    (:data:`_DIGITS_TO_MARK`) in one byte translation (a *shape*: lines of one shape differ only in their
+    digits), the shapes are hashed, and only one line of each shape is masked
+    (:func:`_masked`). Two lines of one shape get the same template, except where a task's
+    number is kept (``worker:3``): the lines of a shape that shows a task name are masked each."""
     text = pc.fill_null(message, "") if message.null_count else message
     if isinstance(text, pa.ChunkedArray):
         text = text.combine_chunks()
     if not pa.types.is_large_string(text.type):
         return templates(text.cast(pa.large_string())).cast(text.type)
-    shapes = pc.dictionary_encode(_digit_shapes(text))
+    shaped = _digit_shapes(text)
+    if shaped is None:
+        return _masked(text)
+    shapes = pc.dictionary_encode(shaped)
     if len(shapes.dictionary) * 2 > len(text):  # little repeats: mask each line
         return _masked(text)
     group = shapes.indices.to_numpy(zero_copy_only=False)
-    first = np.empty(len(shapes.dictionary), dtype=np.int64)
-    first[group[::-1]] = np.arange(len(text) - 1, -1, -1)  # each shape's first line
-    out = _masked(text.take(pa.array(first))).take(shapes.indices)
-    named = _bool(pc.match_substring_regex(shapes.dictionary, _NAMES_TASK))
-    if named.any():
-        rows = np.flatnonzero(named[group])
-        mask = np.zeros(len(text), dtype=bool)
-        mask[rows] = True
-        out = pc.replace_with_mask(out, pa.array(mask), _masked(text.take(pa.array(rows))))
-    return out
+    ids, masked = _shape_template_ids(lambda at: text.take(pa.array(at)), group, shapes.dictionary)
+    return masked.take(pa.array(ids))
 
 
-def _shape_template_ids(text_of, group: np.ndarray, shapes: pa.Array) -> np.ndarray:
+def _shape_template_ids(
+    text_of, group: np.ndarray, shapes: pa.Array
+) -> tuple[np.ndarray, pa.LargeStringArray]:
     """A number per row, equal for two rows exactly when their :func:`templates` are equal,
-    given each row's digit shape (``group``: its index in ``shapes``, the distinct shapes);
-    ``text_of(positions)`` gives the text of those rows. One row of each shape is masked,
-    and each row of a shape that names a task."""
+    and the template of each number; given each row's digit shape (``group``: its index in
+    ``shapes``, the distinct shapes). ``text_of(positions)`` gives the text of those rows.
+    One row of each shape is masked, and each row of a shape that names a task."""
     present = np.zeros(len(shapes), dtype=bool)
     present[group] = True
     first = np.empty(len(shapes), dtype=np.int64)
     first[group[::-1]] = np.arange(len(group) - 1, -1, -1)
     kinds = np.flatnonzero(present)
-    named_shape = _bool(pc.match_substring_regex(shapes, _NAMES_TASK))
+    named_shape = _bool(pc.match_substring_regex(shapes, _SHAPE_NAMES_TASK))
     named = np.flatnonzero(named_shape[group])
     both = np.r_[first[kinds], named].astype(np.int64)
     masked = _masked(pc.fill_null(text_of(both), "").cast(pa.large_string()))
-    ids = pc.dictionary_encode(masked).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    encoded = pc.dictionary_encode(masked)
+    ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     of_shape = np.full(len(shapes), -1, dtype=np.int64)
     of_shape[kinds] = ids[: len(kinds)]
     out = of_shape[group]
     out[named] = ids[len(kinds) :]
-    return out
+    return out, encoded.dictionary
 
 
-def _digit_shapes(text: pa.LargeStringArray) -> pa.LargeStringArray:
-    """``text`` with every ASCII digit replaced by ``#`` (one ``bytes.translate``)."""
+def _digit_shapes(text: pa.LargeStringArray) -> pa.LargeStringArray | None:
+    """``text`` with every ASCII digit replaced by a mark (:data:`_DIGITS_TO_MARK`, one
+    ``bytes.translate``); None when the text holds a mark itself."""
     n = len(text)
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
     data = text.buffers()[2]
     if n == 0 or data is None or offsets[-1] == offsets[0]:
         return text
     start, size = int(offsets[0]), int(offsets[-1] - offsets[0])
-    shaped = data.slice(start, size).to_pybytes().translate(_DIGITS_TO_HASH)
+    raw = data.slice(start, size).to_pybytes()
+    if _ZERO.encode() in raw or _DIGIT.encode() in raw:
+        return None
+    shaped = raw.translate(_DIGITS_TO_MARK)
     return pa.LargeStringArray.from_buffers(
         n, pa.py_buffer(offsets - offsets[0]), pa.py_buffer(shaped), null_count=0
     )

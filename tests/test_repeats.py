@@ -95,6 +95,41 @@ def test_templates_equal_the_re2_masking_whatever_the_piece_size(monkeypatch):
             assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
 
 
+def test_templates_by_shape_equal_the_re2_masking_where_lines_repeat():
+    """Lines that repeat with other numbers take the shape path (one line masked per shape):
+    a ``#`` or a shape's own mark byte in the text, or a task named, must not merge two
+    templates."""
+    import random
+
+    rnd = random.Random(2)
+    parts = ["0", "7", "42", "x", "0x", "a", "f", "task:", "worker:", "ps:", ":", "#", "##", " "]
+    parts += ["\x1e", "\x1d", "/replica:0/task:", "chief:", "é", "0xfe", "step ", "0x0"]
+    kinds = ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 10))) for _ in range(200)]
+
+    def renumbered(text: str) -> str:
+        return "".join(rnd.choice("0123456789") if c.isdigit() else c for c in text)
+
+    values = [renumbered(rnd.choice(kinds)) for _ in range(5000)]
+    for chosen in (values, [v for v in values if "\x1e" not in v and "\x1d" not in v]):
+        array = pa.array(chosen, pa.large_string())
+        for part in (array, array.slice(7)):
+            assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
+
+
+def test_a_condensed_parse_is_the_same_whether_it_shapes_the_file_or_not(monkeypatch):
+    """Where most lines are candidates the condensed parse hashes each line's digit shape once
+    for the whole file; the events it keeps and their counts are those of masking each line."""
+    import analyzer.formats as formats
+
+    data = _repeated_log(3000) + b"# 12 a comment\n## 7 another\n" * 50
+    keep = Keep(pattern="rendezvous|comment|another")
+    shaped = parse_lines(data, keep).table
+    monkeypatch.setattr(formats.Lines, "shapes", lambda self: None)
+    masked = parse_lines(data, keep).table
+    assert shaped.num_rows < 3000 // 4 and shaped.equals(masked)
+    assert sum(shaped["repeats"].to_pylist()) == sum(masked["repeats"].to_pylist())
+
+
 def test_collapse_keeps_first_and_last_and_counts_the_rest():
     key = pa.array(["a"] * 10 + ["b"] * 3)
     pinned = np.zeros(13, dtype=bool)
