@@ -27,12 +27,22 @@ from typing import Any
 LABELS = "labels.csv"
 COLUMNS = ("file", "label", "family", "source", "split", "notes")
 #: Named splits, in table order; ``all`` is every row.
-NAMED_SPLITS = ("tune", "holdout", "fresh", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
+NAMED_SPLITS = (
+    "tune",
+    "holdout",
+    "fresh",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+    "fresh7",
+    "fresh8",
+)
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
 #: Batches collected after the rules existed, each measured once on arrival (their split is the
 #: batch, not the name rule).
-BATCHES = frozenset({FRESH, "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"})
+BATCHES = frozenset({FRESH, "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"})
 
 
 def split_of(file: str) -> str:
