@@ -33,8 +33,10 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: fresh6 fixes, which never saw it (measurements/fresh7-untouched*.txt); its floor is the figure
 #: after general rules from the emitting programs' templates were added for its misses (21/26,
 #: 14/14; measurements/all-after-fresh7-fixes.txt), and ``all`` rose with it (352/371, 143/145).
-MIN_EXCERPTS = 516
-MIN_BENIGN = 145
+#: ``fresh8`` was 19/28 and 13/13 untouched (measurements/fresh8-untouched.txt); its floor is that
+#: figure until rules are written for its misses; ``all`` is 371/399 and 156/158 with it.
+MIN_EXCERPTS = 557
+MIN_BENIGN = 158
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
@@ -44,7 +46,8 @@ MIN_RECALL = {
     "fresh5": 0.95,
     "fresh6": 0.86,
     "fresh7": 0.80,
-    "all": 0.94,
+    "fresh8": 0.67,
+    "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -55,11 +58,12 @@ MIN_BENIGN_CLEAN = {
     "fresh5": 0.90,
     "fresh6": 0.93,
     "fresh7": 1.00,
+    "fresh8": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh8"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh9"})
 
 
 def _rows() -> list[dict[str, str]]:
