@@ -122,6 +122,15 @@ class Rule:
     source_compiled: Any = field(default=None, repr=False, compare=False, hash=False)
 
     @property
+    def matcher(self):
+        """The compiled ``match`` regex. The bundled library's rules compile it on first use
+        (most rules never meet a line their keywords pass; the tests compile them all)."""
+        if self.compiled is None:
+            flags = regex.V0 | (regex.IGNORECASE if self.ignore_case else 0)
+            object.__setattr__(self, "compiled", regex.compile(self.match, flags))
+        return self.compiled
+
+    @property
     def always_candidate(self) -> bool:
         """True when the prefilter cannot narrow this rule down (no keywords at all)."""
         return not self.keywords
@@ -157,7 +166,7 @@ class Rule:
             text = message if isinstance(message, str) else None
         if not text:
             return None
-        return self.compiled.search(text, timeout=timeout)
+        return self.matcher.search(text, timeout=timeout)
 
     def captures_of(self, m) -> dict[str, str]:
         return {k: v for k, v in m.groupdict().items() if v is not None}
@@ -235,18 +244,24 @@ def _yaml_files(path: Path) -> list[Path]:
 # --------------------------------------------------------------------------- loading
 
 
-def load_rules(paths: list[Path] | None = None, extra_dirs: Sequence[Path] = ()) -> RuleSet:
+def load_rules(
+    paths: list[Path] | None = None, extra_dirs: Sequence[Path] = (), *, compile_all: bool = False
+) -> RuleSet:
     """Load and validate rules.
 
     ``paths`` (files or directories) replaces the bundled library when given; every rule in
     ``extra_dirs`` (user directories) is loaded afterwards and overrides a rule with the same
-    id.  Any invalid rule raises :class:`RuleError` naming the file and the rule id.
+    id.  Any invalid rule raises :class:`RuleError` naming the file and the rule id. The
+    regexes of the bundled library (tested with it) are compiled on first use unless
+    ``compile_all``; the user's are compiled here, so a bad one is named at once.
     """
     base = [Path(p) for p in paths] if paths is not None else [bundled_patterns_dir()]
     rules: dict[str, Rule] = {}
     warnings: list[str] = []
     order = 0
+    bundled = paths is None
     for group_index, group in enumerate((base, [Path(p) for p in extra_dirs])):
+        group_is_users = group_index == 1 or not bundled
         seen_in_group: dict[str, str] = {}
         for root in group:
             if not root.exists():
@@ -254,7 +269,7 @@ def load_rules(paths: list[Path] | None = None, extra_dirs: Sequence[Path] = ())
             for f in _yaml_files(root):
                 for raw in _read_file(f):
                     order += 1
-                    rule = _build_rule(raw, f, order)
+                    rule = _build_rule(raw, f, order, compile_now=compile_all or group_is_users)
                     if rule.id in seen_in_group:
                         raise RuleError(
                             f"{f}: rule {rule.id}: duplicate id (also in {seen_in_group[rule.id]})"
@@ -313,7 +328,7 @@ def _as_tuple(value: Any, what: str, where: str) -> tuple[str, ...]:
     raise RuleError(f"{where}: `{what}` must be a string or a list of strings")
 
 
-def _build_rule(raw: dict, f: Path, order: int) -> Rule:
+def _build_rule(raw: dict, f: Path, order: int, compile_now: bool = True) -> Rule:
     rid = raw.get("id")
     where = f"{f}: rule {rid if rid is not None else '#' + str(order)}"
     if not isinstance(rid, str) or not rid:
@@ -344,10 +359,12 @@ def _build_rule(raw: dict, f: Path, order: int) -> Rule:
     if not isinstance(ignore_case, bool):
         raise RuleError(f"{where}: `ignore_case` must be true or false")
     flags = regex.V0 | (regex.IGNORECASE if ignore_case else 0)
-    try:
-        compiled = regex.compile(raw["match"], flags)
-    except (regex.error, TypeError) as exc:
-        raise RuleError(f"{where}: regex does not compile: {exc}") from exc
+    compiled = None
+    if compile_now:
+        try:
+            compiled = regex.compile(raw["match"], flags)
+        except (regex.error, TypeError) as exc:
+            raise RuleError(f"{where}: regex does not compile: {exc}") from exc
 
     fields = _as_tuple(raw.get("fields", ["message"]), "fields", where)
     bad = [x for x in fields if x not in FIELDS]
@@ -378,7 +395,11 @@ def _build_rule(raw: dict, f: Path, order: int) -> Rule:
     if blames is not None:
         if not isinstance(blames, str):
             raise RuleError(f"{where}: `blames` must be `self`, `chief` or a group name")
-        if blames not in ("self", "chief") and blames not in compiled.groupindex:
+        if (
+            compiled is not None
+            and blames not in ("self", "chief")
+            and blames not in compiled.groupindex
+        ):
             raise RuleError(
                 f"{where}: `blames: {blames}` names no group of the regex "
                 f"(groups: {sorted(compiled.groupindex)})"

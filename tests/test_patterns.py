@@ -115,7 +115,29 @@ def test_run_examples_is_clean():
 def test_blaming_rules_name_existing_groups():
     for r in RULES:
         if r.blames and r.blames not in ("self", "chief"):
-            assert r.blames in r.compiled.groupindex
+            assert r.blames in r.matcher.groupindex
+
+
+def test_the_bundled_library_compiles_whole_and_lazily_the_same():
+    """The bundled rules compile on first use; compiled all at load they are the same rules,
+    every regex compiles, and a user's bad regex is still named at load."""
+    eager = load_rules(compile_all=True)
+    lazy = load_rules()
+    assert [r.id for r in eager] == [r.id for r in lazy]
+    assert all(r.compiled is not None for r in eager)
+    first = next(iter(lazy))
+    assert first.matcher.pattern == first.match and first.compiled is first.matcher
+
+
+def test_a_users_bad_regex_is_named_at_load(tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "bad.yaml").write_text(
+        "rules:\n  - id: my.bad\n    title: bad\n    match: '(unclosed'\n"
+        "    category: node_crash\n    severity: error\n    keywords: [unclosed]\n"
+    )
+    with pytest.raises(RuleError, match=r"my\.bad: regex does not compile"):
+        load_rules(extra_dirs=[d])
 
 
 def test_a_rule_may_blame_the_chief():

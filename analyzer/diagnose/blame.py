@@ -117,7 +117,7 @@ def _blamed_peer(
 
 def _captures_in(rule: Any, text: str) -> dict[str, str]:
     """The rule's named groups over the full text (its continuation lines included)."""
-    compiled = getattr(rule, "compiled", None)
+    compiled = getattr(rule, "matcher", None)
     if compiled is None or not text:
         return {}
     try:
