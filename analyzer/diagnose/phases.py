@@ -254,23 +254,39 @@ def shutdown_noise(
         peer = blames[~blames["self"]]
         for row, blamed in zip(_values(peer["row"]), _values(peer["blamed"]), strict=True):
             named.setdefault(row, set()).add(str(blamed))
+    labels = errors.index[late].tolist()
+    nodes = [str(n) for n in _values(errors["node"][late])]
+    at_finish = _next_to_finish(phases, nodes, positions[late])
     noise = []
-    rows = zip(
-        errors.index[late].tolist(),
-        _values(errors["node"][late]),
-        positions[late].tolist(),
-        times[late].tolist(),
-        strict=True,
-    )
-    for label, node, position, t in rows:
-        if "finished" not in (
-            phases.phase_before(str(node), position),
-            phases.phase_after(str(node), position),
-        ):
-            continue
-        if all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
+    for label, t, ok in zip(labels, times[late].tolist(), at_finish.tolist(), strict=True):
+        if ok and all(_left_by(facts.get(p), phases, p, t) for p in named.get(label, ())):
             noise.append(label)
     return np.array(noise, dtype=object)
+
+
+def _next_to_finish(phases: Phases, nodes: list[str], positions: np.ndarray) -> np.ndarray:
+    """Per row (``nodes[i]`` at timeline ``positions[i]``): is the node's phase line before it,
+    or the one after it, the end of its training? One search per node, not per row."""
+    out = np.zeros(len(nodes), dtype=bool)
+    finished = PHASE_NAMES.index("finished")
+    by_node: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        by_node.setdefault(node, []).append(i)
+    for node, rows in by_node.items():
+        got = phases.order.get(node)
+        if got is None:
+            continue
+        order_positions, order_phases = got
+        if not len(order_positions):
+            continue
+        done = np.asarray(order_phases) == finished
+        at = np.asarray(positions)[rows]
+        before = np.searchsorted(order_positions, at) - 1
+        after = np.searchsorted(order_positions, at, side="right")
+        hit = (before >= 0) & done[np.maximum(before, 0)]
+        hit |= (after < len(done)) & done[np.minimum(after, len(done) - 1)]
+        out[rows] = hit
+    return out
 
 
 def passing_warnings(errors: pd.DataFrame, phases: Phases, facts: dict[str, Any]) -> np.ndarray:
