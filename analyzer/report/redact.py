@@ -259,6 +259,7 @@ _ARMOR_HEADER = re.compile(r"^(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset
 _PIECES = re.compile(r"""\\[nrt]|["',\s]+""")
 _B64_PIECE = re.compile(r"[A-Za-z0-9+/=]+")
 _LONE_BODY = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_LONG_RUN = re.compile(r"[A-Za-z0-9+/]{40}")  # what every lone body holds
 _QUOTED_KEY = re.compile(
     r"""(?:["'](?:[\w.-]{0,60}(?i:"""
     + _SECRET_NAME
@@ -325,6 +326,8 @@ def _body_shaped(text: str) -> bool:
 
 def _lone_body(text: str) -> bool:
     """A line that is nothing but a long random-looking base64 run (a key body shown alone)."""
+    if not _LONG_RUN.search(text):  # (most lines: no need to cut them into pieces)
+        return False
     pieces = _pieces(text)
     if len(pieces) != 1 or not _LONE_BODY.fullmatch(pieces[0]):
         return False
