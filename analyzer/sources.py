@@ -282,10 +282,12 @@ def discover(paths: Iterable[str | os.PathLike[str]], *, follow_links: bool = Fa
                 path, followlinks=False, onerror=_walk_error(found, root)
             ):
                 dirnames.sort()
+                real_dir = os.path.realpath(dirpath)  # once per folder, not per file
+                relative = os.path.relpath(dirpath, root)
                 for name in sorted(filenames):
                     file_path = Path(dirpath) / name
-                    display = str(file_path.relative_to(root)) if root != file_path else name
-                    _add_file(found, file_path, display, root, follow_links, seen)
+                    display = name if relative == "." else os.path.join(relative, name)
+                    _add_file(found, file_path, display, root, follow_links, seen, real_dir)
                 for name in list(dirnames):
                     link = Path(dirpath) / name
                     if link.is_symlink():
@@ -366,9 +368,22 @@ def _add_linked_dir(found: Discovery, link: Path, root: Path, seen: set) -> None
 
 
 def _add_file(
-    found: Discovery, path: Path, display: str, root: Path, follow_links: bool, seen: set
+    found: Discovery,
+    path: Path,
+    display: str,
+    root: Path,
+    follow_links: bool,
+    seen: set,
+    real_dir: str | None = None,
 ) -> None:
-    if path.is_symlink():
+    """Add the file at ``path`` (shown as ``display``), or say why not. ``real_dir``: its
+    folder with every link resolved, when known (the file itself is then resolved only if it
+    is a link)."""
+    try:
+        link = stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        link = False  # stat() below names why
+    if link:
         try:
             target = path.resolve(strict=True)
         except (OSError, RuntimeError) as exc:
@@ -389,7 +404,10 @@ def _add_file(
     if not stat.S_ISREG(st.st_mode):
         found.skipped.append(Problem(display, "not a regular file"))
         return
-    key = (str(path.resolve()), None)
+    if real_dir is not None and not link:
+        key = (os.path.join(real_dir, path.name), None)
+    else:
+        key = (str(path.resolve()), None)
     if key in seen:
         return
     seen.add(key)
