@@ -307,23 +307,25 @@ def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, su
 def v1_server(tf, log: logging.Logger, args):
     """A ``tf.compat.v1.train.Server`` for this task of the TF_CONFIG cluster, logged.
 
-    Returns (cluster, server, job, index); applies the memory limit after the server started.
+    Returns (cluster, server, job, index); applies the memory limit after the server started
+    (not when ``--fault-task`` names another task whose part of the graph this one builds).
     """
     job, index = task_identity()
     cluster = tf.train.ClusterSpec(tf_config()["cluster"])
     log.info("cluster: %s; this task: /job:%s/task:%d", cluster.as_dict(), job, index)
     server = tf.compat.v1.train.Server(cluster, job_name=job, task_index=index)
     log.info("server for /job:%s/task:%d listening at %s", job, index, server.target)
-    if args.memory_limit_mb:
+    if args.memory_limit_mb and not getattr(args, "fault_task", ""):
         limit_memory(log, args.memory_limit_mb)
     return cluster, server, job, index
 
 
-def v1_start(script: str, *extra: tuple[str, dict]):
+def v1_start(script: str, *extra: tuple[str, dict], serving: tuple[str, ...] = ("ps",)):
     """The start every TF1 task script shares: its arguments (the TF1 ones, ``extra``
     ``(flag, add_argument kwargs)`` pairs, the fault knobs), the banner, TensorFlow in graph
-    mode and the task's server. A ps then serves until told to stop and this returns None;
-    a worker gets ``(tf, log, args, cluster, server, index)``."""
+    mode and the task's server. A task of a ``serving`` job (the ps; in in-graph replication
+    the workers too) then serves until told to stop and this returns None; a task that
+    trains gets ``(tf, log, args, cluster, server, index)``."""
     import argparse
 
     p = argparse.ArgumentParser()
@@ -342,8 +344,8 @@ def v1_start(script: str, *extra: tuple[str, dict]):
     tf, log = import_tf(log)
     tf.compat.v1.disable_eager_execution()
     cluster, server, job, index = v1_server(tf, log, args)
-    if job == "ps":
-        watch_stop_file(log, "parameter server")
+    if job in serving:
+        watch_stop_file(log, "parameter server" if job == "ps" else f"{job} server")
         server.join()
         return None
     return tf, log, args, cluster, server, index
