@@ -234,3 +234,39 @@ def test_without_the_coordinators_dispatch_lines_the_first_to_fail_is_named(tmp_
     dispatch = without("when processing closure", "Remote function on worker")
     run = changed_run(PSS_DTYPE, tmp_path, "slurm-4225.0.out", dispatch)
     assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "dtype_mismatch")
+
+
+SLOW_INPUT = LAB / "mwms_ctl" / "straggler-worker-training-stderr"
+
+
+def test_the_worker_whose_input_was_still_pending_at_the_end_is_the_straggler():
+    """mwms_ctl, worker:1's input reads take 0.5 s: every worker reports the same step times
+    (1.2 s at every third step, 0.01 s else). Only worker:1 logs, after its last step, that its
+    iterator's GetNextFromShard was cancelled: its next batch was not ready."""
+    rc = load(SLOW_INPUT, condensed=True).root_cause
+    assert (rc.node, rc.category) == ("worker:1", "straggler")
+    assert any("GetNextFromShard was cancelled" in e.text for e in rc.evidence)
+
+
+def test_without_the_cancelled_input_line_no_node_is_named(tmp_path):
+    run = changed_run(SLOW_INPUT, tmp_path, "worker1.stderr", without("GetNextFromShard"))
+    assert run.root_cause.node != "worker:1"
+
+
+def test_without_the_waits_in_the_steps_the_cancelled_input_names_nobody(tmp_path):
+    """The same line in a job whose steps never wait (its step times all short) is shutdown
+    noise, not a straggler's input."""
+    import re
+
+    def no_waits(text: str) -> str:
+        return re.sub(r"\(1\.\d+ s\)", "(0.011 s)", text)
+
+    def no_waits_anywhere(run_dir: Path) -> None:
+        for name in ("worker0.stderr", "worker2.stderr"):
+            path = run_dir / name
+            path.write_text(no_waits(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+    changed_run(SLOW_INPUT, tmp_path, "worker1.stderr", no_waits)
+    no_waits_anywhere(tmp_path / "run")
+    rc = load(tmp_path / "run", condensed=True).root_cause
+    assert (rc.node, rc.category) != ("worker:1", "straggler")

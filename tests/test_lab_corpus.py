@@ -25,10 +25,6 @@ _NO_NOTICE = (
     "SIGTERM without a handler: the task's log just stops as after a kill; no line in any log "
     "says it was a preemption (a scheduler's notice would), so the verdict is node_crash"
 )
-_SLOW_INPUT = (
-    "a worker with slow input reads in a synchronous job: every worker then reports the same "
-    "step times from step 1, so no node stands out; with --baseline the job is 4x slower"
-)
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
     "pss/preempt-worker-checkpoint-stderr": _NO_NOTICE,
@@ -47,8 +43,6 @@ KNOWN_WRONG: dict[str, str] = {
         "and all outlive the SIGTERM; the verdict is hang on another worker at low confidence, "
         "saying the logs cannot tell which"
     ),
-    "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
-    "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
     "pss_keras/throttle-worker-training-plain": (

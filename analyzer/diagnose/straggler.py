@@ -13,6 +13,12 @@ Signals, from the progress each node reported (:mod:`analyzer.progress`):
   training, where the others do not wait).
 - With a baseline (``--baseline``): the job's step rate fell by ``SLOW_FACTOR`` against the good
   run; the node is then the one whose own rate fell most.
+- **Its input was still pending when training ended** (:func:`_input_pending`): in a job
+  whose every node waits ``STRAGGLER_FACTOR`` times its usual step time at recurring steps (the
+  job waits for someone, and every node's step times look alike: synchronous training), one
+  node alone logs that its input iterator's ``GetNext`` was cancelled after its last step —
+  its next batch was not ready when the others' were. Slow input looks the same as a fast
+  node in step times; this is the one line that tells them apart.
 
 What its own log says in the window (its lines that are not progress) goes into the evidence.
 Nothing may have failed with an error of its own before the job ended (such a run has another
@@ -28,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analyzer.diagnose.common import _node_order
+from analyzer.diagnose.common import _node_order, _utc_one
 from analyzer.diagnose.stall import Stall, errors_before, evidence_row, job_end, outside_end
 
 if TYPE_CHECKING:
@@ -42,6 +48,11 @@ WAIT_SHARE = 0.5  #: peers waiting at the collective spend this share of the ste
 OWN_LINES = 2  #: lines of its own log (not progress) shown from its slow window
 LATE_S = 0.2  #: a task answers late when it logs a shared event this much after its peers
 LATE_SPREAD_S = 5.0  #: ... and the peers' lines of one event lie within this time
+WAIT_STEPS = 0.2  #: the job waits when every node waits at this share of its steps (past the first)
+#: A node's input iterator's pending GetNext cancelled (TF's own words, RE2).
+INPUT_CANCELLED = (
+    r"GetNext\w*\s+(?:was\s+)?cancelled|CANCELLED\b.*\bGetNext|cancelled.*IteratorGetNext"
+)
 
 
 @dataclass
@@ -236,6 +247,16 @@ def detect_straggler(
         late = _late_responder(timeline, progress, slow, ev)
         if late is not None:
             found = (late[0], late[1], "answers late", late[2])
+    pending = None
+    if found is None:
+        pending = _input_pending(timeline, progress, ev)
+        if pending is not None:
+            node, share, peers = pending[:3]
+            found = (node, share, "input pending", peers)
+            reasons.append(
+                f"every node waits {STRAGGLER_FACTOR:g}x its usual step time or more at "
+                f"{share:.0%} of its steps or more: the job waits for someone at every few steps"
+            )
     if found is None and slow is None and not reasons:
         return None
     tasks = sorted(
@@ -293,6 +314,11 @@ def detect_straggler(
             f"it logs its answer to the same event {factor:.2g} s after its peers do, in the slow "
             "window (a task that is stopped or starved of CPU answers late)"
         ),
+        "input pending": (
+            "its input iterator was still waiting for its next batch when training ended (its "
+            "GetNext cancelled after its last step), its peers' were not: its input is slower "
+            "than a step"
+        ),
     }[how]
     reasons.append(f"{node}: {phrase}")
     since_row, since = _first_slow(progress, node, slow)
@@ -315,6 +341,19 @@ def detect_straggler(
             evidence_row(ev, timeline, late[4], "a peer's same line"),
         ]
         evidence += [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
+    if pending is not None:
+        untimed = not bool(progress.loc[progress["row"] == pending[4], "timed"].any())
+        evidence = [
+            evidence_row(ev, timeline, pending[3], f"{node}'s input was still pending at the end"),
+            evidence_row(
+                ev,
+                timeline,
+                pending[4],
+                f"{node}'s report of a step the job waited in"
+                + (" (its lines carry no time: the time shown is inherited)" if untimed else ""),
+            ),
+        ]
+        since_row, since = pending[4], pending[5]
     evidence += [
         evidence_row(ev, timeline, r, f"{p}'s report of the same step")
         for p, r in _peer_rows(progress, peers[:2], since_row)
@@ -325,7 +364,13 @@ def detect_straggler(
     ]
     finished = any(ev.phases.finished(n) is not None for n in tasks)
     what = (
-        (f"slowed the job {slow.factor:.1f}x" if slow else "ran slower than its peers")
+        (
+            f"slowed the job {slow.factor:.1f}x"
+            if slow
+            else "held the job back"
+            if pending is not None
+            else "ran slower than its peers"
+        )
         + (f" from {pd.Timestamp(since).strftime('%H:%M:%S')} UTC on" if since is not None else "")
         + f" ({phrase})"
         + ("; the job finished, late" if finished else "")
@@ -333,6 +378,8 @@ def detect_straggler(
     confidence = min(0.85, 0.45 + 0.08 * factor + (0.1 if slow else 0.0))
     if late is not None:
         confidence = 0.4  # one kind of late answer, not a measured step time
+    if pending is not None:
+        confidence = 0.45  # one line at the end, not a measured step time
     return Stall(
         category="straggler",
         node=node,
@@ -398,6 +445,61 @@ def _late_responder(
     line = mine.iloc[-1]
     peer = shared[(shared["t"] == line["t"]) & (shared["node"] != node)].iloc[0]
     return node, delay, sorted(map(str, others.index), key=_node_order), line["row"], peer["row"]
+
+
+def _input_pending(
+    timeline: pd.DataFrame, progress: pd.DataFrame, ev: Case
+) -> tuple[str, float, list[str], Any, Any, Any] | None:
+    """The one task whose log says its input iterator's GetNext was cancelled after its last
+    step report (:data:`INPUT_CANCELLED`), in a job whose every reporting node (two or more)
+    waits ``STRAGGLER_FACTOR`` times its median step time at ``WAIT_STEPS`` of its steps past
+    the first: (node, the smallest such share, peers, its cancelled line, its first long step
+    report, the first long step's time in a log that has times). None if no node or several
+    nodes say so."""
+    from analyzer.diagnose.common import _contains
+
+    steps = _steps(progress)
+    steps = steps[steps["step_time_s"].notna() & steps["node"].isin(list(ev.facts))]
+    if steps.empty or timeline.empty or steps["node"].nunique() < 2:
+        return None
+    rest = steps[steps["step"] > steps.groupby("node")["step"].transform("min")]
+    usual = rest.groupby("node")["step_time_s"].transform("median")
+    long = rest[(rest["step_time_s"] >= STRAGGLER_FACTOR * usual) & (usual > 0)]
+    share = long.groupby("node").size().reindex(rest["node"].unique(), fill_value=0)
+    share = share / rest.groupby("node").size()
+    if share.empty or float(share.min()) < WAIT_STEPS:
+        return None
+    hit = _contains(timeline["message"].astype("string"), INPUT_CANCELLED)
+    lines = timeline[hit & timeline["node"].astype(str).isin(list(share.index)).to_numpy()]
+    # after the node's last step report, in its own log's order
+    last = steps.sort_values("step").groupby("node").tail(1).set_index("node")
+    after = []
+    for row, r in zip(lines.index, lines.itertuples(), strict=True):
+        mine = last.loc[str(r.node)]
+        at = timeline.loc[mine["row"]] if mine["row"] in timeline.index else None
+        if at is None:
+            continue
+        if str(at["file"]) == str(r.file):
+            later = int(r.line_no) > int(at["line_no"])
+        else:
+            later = _utc_one(r.ts) > _utc_one(at["ts"])
+        if later:
+            after.append((str(r.node), row))
+    nodes = {n for n, _ in after}
+    if len(nodes) != 1:
+        return None
+    node = nodes.pop()
+    row = next(r for n, r in after if n == node)
+    first_long = long[long["node"] == node]["row"]
+    timed = long[long["timed"].to_numpy(dtype=bool)]
+    return (
+        node,
+        float(share.min()),
+        _peers_of(share.index, node),
+        row,
+        first_long.iloc[0] if not first_long.empty else None,
+        timed["ts"].min() if not timed.empty else None,
+    )
 
 
 def _slowest_against_baseline(comparison: Any) -> str | None:
