@@ -39,9 +39,11 @@ KNOWN_WRONG: dict[str, str] = {
         "of the weights it reads back (a ValueError no library prints)"
     ),
     "mwms_ctl/block-worker-training-pod": (
-        "a worker blocked in a step of a synchronous job: every worker stops at the same step "
-        "and all outlive the SIGTERM; the verdict is hang on another worker at low confidence, "
-        "saying the logs cannot tell which"
+        "not decidable from these logs: a worker blocked in a step of a synchronous job; every "
+        "worker stops at the same step, logs nothing more, catches the SIGTERM within 0.2 s of "
+        "the others (the blocked one last here, first in mwms_keras/block-worker-training-host: "
+        "no order to read) and outlives it; the verdict is hang on another worker at low "
+        "confidence, saying the logs cannot tell which"
     ),
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
@@ -54,20 +56,6 @@ KNOWN_WRONG: dict[str, str] = {
     "tf1_sync/block-worker-training-rotated": (
         "says ps:0 / hang: the blocked worker and the chief stop at the same global step (the "
         "chief waits for its gradients) and neither logs why; the ps's log ends after start-up"
-    ),
-    # tf1_supervisor: held out; its misses at the one untouched measurement (22/28,
-    # measurements/tf1_supervisor-untouched.txt); then tuned on (see protocol.json): these remain.
-    "tf1_supervisor/throttle-worker-training-host": (
-        "says - / none (0.90): the throttled worker logs through absl without timestamps and "
-        "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
-        "while the job finishes"
-    ),
-    # estimator: held out; measured once untouched (23/28, measurements/estimator-untouched.txt),
-    # then tuned on (a trainer that never reached the end its peers reached died): this remains.
-    "estimator/throttle-worker-training-host": (
-        "says - / none (0.90): asynchronous training; the throttled worker's reports come 6x "
-        "further apart from a third of the run on, but it logs only 4 reports after that (too "
-        "few to call a slowdown) and 2.8x fewer than the chief overall (under the 3x factor)"
     ),
 }
 
