@@ -22,8 +22,11 @@ RUNS = find_cases([str(CORPUS)])
 
 #: run folder (relative to the corpus) → why the diagnosis is still wrong there.
 _NO_NOTICE = (
-    "SIGTERM without a handler: the task's log just stops as after a kill; no line in any log "
-    "says it was a preemption (a scheduler's notice would), so the verdict is node_crash"
+    "not decidable from these logs: SIGTERM without a handler ends the process at once, as "
+    "SIGKILL does; its log just stops and its peers see the same closed connections as after "
+    "a kill (compare the kill-worker runs of the same style); no line in any log says it was a "
+    "preemption (a scheduler's notice or TF's 'SIGTERM caught' would), so the verdict is "
+    "node_crash"
 )
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
@@ -31,12 +34,10 @@ KNOWN_WRONG: dict[str, str] = {
     "tf1/preempt-worker-training-rotated": _NO_NOTICE,
     "tf1/preempt-worker-checkpoint-host": _NO_NOTICE,
     "mwms_ctl/hdf5_lock-any-checkpoint-gz": (
-        "two writers both fail on the HDF5 lock within 3 s; the truth names the one that began "
-        "saving first, the diagnosis the one whose error came first"
-    ),
-    "mwms_ctl/hdf5_nolock-any-checkpoint-pod": (
-        "without locking nothing fails to open; the reader fails on the lab script's own check "
-        "of the weights it reads back (a ValueError no library prints)"
+        "not decidable from these logs: worker:0 and worker:1 both fail on the HDF5 lock that "
+        "worker:2 won; worker:0 logs 'saving weights' in the same millisecond as worker:2 and "
+        "worker:1's lines carry no time, so nothing orders the two losers; the truth names "
+        "worker:0, the diagnosis worker:1 (concurrent_write, right category)"
     ),
     "mwms_ctl/block-worker-training-pod": (
         "not decidable from these logs: a worker blocked in a step of a synchronous job; every "
