@@ -326,3 +326,16 @@ def test_a_share_that_fell_because_peers_joined_later_names_nobody(tmp_path):
     also_chief(tmp_path / "run")
     rc = load(tmp_path / "run", condensed=True).root_cause
     assert (rc.node, rc.category) != ("worker:1", "straggler")
+
+
+def test_a_server_named_only_for_serving_everyone_is_named_with_a_doubt():
+    """tf1_sync: worker:1 blocks inside a step; the chief waits for its gradients; both stop at
+    global step 18 and nothing says why. ps:0 is named only because it serves them all: the
+    verdict says no line shows it stuck. A ps that outlived the SIGTERM is named without it."""
+    rc = load(LAB / "tf1_sync" / "block-worker-training-rotated", condensed=True).root_cause
+    assert rc.category == "hang"
+    if rc.node == "ps:0":
+        assert rc.ambiguity and "no line shows ps:0 stuck" in rc.ambiguity
+    stuck = load(LAB / "tf1" / "stall_notimeout-ps-training-pod", condensed=True).root_cause
+    assert (stuck.node, stuck.category) == ("ps:0", "hang")
+    assert "no line shows" not in (stuck.ambiguity or "")

@@ -55,8 +55,9 @@ KNOWN_WRONG: dict[str, str] = {
     # tf1_sync: held out; measured once untouched (17/33, measurements/tf1_sync-untouched.txt),
     # then tuned on with general signals (see protocol.json): these remain.
     "tf1_sync/block-worker-training-rotated": (
-        "says ps:0 / hang: the blocked worker and the chief stop at the same global step (the "
-        "chief waits for its gradients) and neither logs why; the ps's log ends after start-up"
+        "not decidable from these logs: the blocked worker and the chief stop at the same "
+        "global step (the chief waits for its gradients), neither logs why and neither line "
+        "carries a time; says ps:0 / hang at 0.40, stating that no line shows ps:0 stuck"
     ),
 }
 
