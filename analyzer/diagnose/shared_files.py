@@ -58,6 +58,13 @@ def _paths(text: str) -> list[str]:
 def shared_write(node: str, c: Candidate, ev: Case) -> SharedWrite | None:
     """The file ``node``'s own first error names that ``MIN_WRITERS`` or more tasks wrote
     at about the same time before it (module doc), or None."""
+    key = f"shared_write:{node}"
+    if key not in ev._memo:
+        ev._memo[key] = _shared_write(c, ev)
+    return ev._memo[key]
+
+
+def _shared_write(c: Candidate, ev: Case) -> SharedWrite | None:
     timeline = ev._memo.get("timeline")
     if c.intrinsic is None or timeline is None or timeline.empty:
         return None

@@ -54,11 +54,11 @@ OWN_LINES = 2  #: lines of its own log (not progress) shown from its slow window
 LATE_S = 0.2  #: a task answers late when it logs a shared event this much after its peers
 LATE_SPREAD_S = 5.0  #: ... and the peers' lines of one event lie within this time
 SHARE_RISE = 2.0  #: the job's steps between a node's reports rose this many times (its share fell)
+SPLITS = 64  #: at most this many points of a node's reports tried as the start of its fall
 WAIT_STEPS = 0.2  #: the job waits when every node waits at this share of its steps (past the first)
-#: A node's input iterator's pending GetNext cancelled (TF's own words, RE2).
-INPUT_CANCELLED = (
-    r"GetNext\w*\s+(?:was\s+)?cancelled|CANCELLED\b.*\bGetNext|cancelled.*IteratorGetNext"
-)
+#: A node's input iterator's pending GetNext cancelled (TF's own words; RE2, no word boundary:
+#: :func:`analyzer.classify.regex_rows` searches blocks of rows first).
+INPUT_CANCELLED = r"GetNext\w*\s+(?:was\s+)?cancelled|CANCELLED.*GetNext|cancelled.*IteratorGetNext"
 
 
 @dataclass
@@ -522,7 +522,10 @@ def _share_fell(progress: pd.DataFrame) -> ShareFall | None:
     values = {n: g["step"].to_numpy(dtype=float) for n, g in series.items()}
     best = None
     for node, steps in values.items():
-        for at in steps[MIN_REPORTS:-MIN_REPORTS]:
+        splits = steps[MIN_REPORTS:-MIN_REPORTS]
+        if len(splits) > SPLITS:  # (a long run: splits on a grid, not at every report)
+            splits = splits[np.linspace(0, len(splits) - 1, SPLITS).astype(int)]
+        for at in splits:
             own = _advance(steps, at)
             if own is None or own < SHARE_RISE:
                 continue
@@ -584,7 +587,7 @@ def _input_pending(
     share = share / rest.groupby("node").size()
     if share.empty or float(share.min()) < WAIT_STEPS:
         return None
-    hit = _contains(timeline["message"].astype("string"), INPUT_CANCELLED)
+    hit = _contains(timeline["message"], INPUT_CANCELLED)
     lines = timeline[hit & timeline["node"].astype(str).isin(list(share.index)).to_numpy()]
     # after the node's last step report, in its own log's order
     last = steps.sort_values("step").groupby("node").tail(1).set_index("node")
