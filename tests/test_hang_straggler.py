@@ -234,3 +234,108 @@ def test_without_the_coordinators_dispatch_lines_the_first_to_fail_is_named(tmp_
     dispatch = without("when processing closure", "Remote function on worker")
     run = changed_run(PSS_DTYPE, tmp_path, "slurm-4225.0.out", dispatch)
     assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "dtype_mismatch")
+
+
+SLOW_INPUT = LAB / "mwms_ctl" / "straggler-worker-training-stderr"
+
+
+def test_the_worker_whose_input_was_still_pending_at_the_end_is_the_straggler():
+    """mwms_ctl, worker:1's input reads take 0.5 s: every worker reports the same step times
+    (1.2 s at every third step, 0.01 s else). Only worker:1 logs, after its last step, that its
+    iterator's GetNextFromShard was cancelled: its next batch was not ready."""
+    rc = load(SLOW_INPUT, condensed=True).root_cause
+    assert (rc.node, rc.category) == ("worker:1", "straggler")
+    assert any("GetNextFromShard was cancelled" in e.text for e in rc.evidence)
+
+
+def test_without_the_cancelled_input_line_no_node_is_named(tmp_path):
+    run = changed_run(SLOW_INPUT, tmp_path, "worker1.stderr", without("GetNextFromShard"))
+    assert run.root_cause.node != "worker:1"
+
+
+def test_without_the_waits_in_the_steps_the_cancelled_input_names_nobody(tmp_path):
+    """The same line in a job whose steps never wait (its step times all short) is shutdown
+    noise, not a straggler's input."""
+    import re
+
+    def no_waits(text: str) -> str:
+        return re.sub(r"\(1\.\d+ s\)", "(0.011 s)", text)
+
+    def no_waits_anywhere(run_dir: Path) -> None:
+        for name in ("worker0.stderr", "worker2.stderr"):
+            path = run_dir / name
+            path.write_text(no_waits(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+    changed_run(SLOW_INPUT, tmp_path, "worker1.stderr", no_waits)
+    no_waits_anywhere(tmp_path / "run")
+    rc = load(tmp_path / "run", condensed=True).root_cause
+    assert (rc.node, rc.category) != ("worker:1", "straggler")
+
+
+ASYNC_THROTTLE = LAB / "tf1_supervisor" / "throttle-worker-training-host"
+
+
+def test_the_worker_whose_share_of_the_global_steps_fell_is_the_straggler():
+    """tf1_supervisor (asynchronous): worker:1's CPU is throttled from a third of the run on.
+    Its lines carry no time and its step times stay short; but between two of its steps the
+    global step advances by 2 first, then by 4, while between worker:0's it falls from 2 to
+    about 1.3: worker:0 makes the steps worker:1 no longer makes."""
+    rc = load(ASYNC_THROTTLE, condensed=True).root_cause
+    assert (rc.node, rc.category) == ("worker:1", "straggler")
+    assert any("global step 23/60" in e.text for e in rc.evidence)
+
+
+def test_with_an_even_share_of_the_global_steps_no_straggler_is_named(tmp_path):
+    """The same run with worker:1's global step rewritten to advance by 2 at each of its steps
+    (its share never falls): the signal turns off."""
+    import re
+
+    def even(text: str) -> str:
+        return re.sub(
+            r"worker 1 step (\d+) \(global step \d+/60\)",
+            lambda m: f"worker 1 step {m[1]} (global step {3 + 2 * int(m[1])}/60)",
+            text,
+        )
+
+    run = changed_run(ASYNC_THROTTLE, tmp_path, "host-c/worker.out", even)
+    assert (run.root_cause.node, run.root_cause.category) != ("worker:1", "straggler")
+
+
+def test_a_share_that_fell_because_peers_joined_later_names_nobody(tmp_path):
+    """estimator (asynchronous): worker:1 is throttled; with worker:0's reports before the
+    throttle removed, no peer reported on both sides of the change (a peer that joined later
+    also makes a node's share fall): the signal turns off."""
+    folder = LAB / "estimator" / "throttle-worker-training-host"
+    rc = load(folder, condensed=True).root_cause
+    assert (rc.node, rc.category) == ("worker:1", "straggler")
+
+    def joined_late(text: str) -> str:
+        import re
+
+        def keep(line: str) -> bool:
+            m = re.search(r"step = (\d+)", line)
+            return not (m and int(m[1]) < 460)
+
+        return "".join(x for x in text.splitlines(keepends=True) if keep(x))
+
+    def also_chief(run_dir: Path) -> None:
+        path = run_dir / "host-a" / "chief.out"
+        path.write_text(joined_late(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+    changed_run(folder, tmp_path, "host-c/worker.out", joined_late)
+    also_chief(tmp_path / "run")
+    rc = load(tmp_path / "run", condensed=True).root_cause
+    assert (rc.node, rc.category) != ("worker:1", "straggler")
+
+
+def test_a_server_named_only_for_serving_everyone_is_named_with_a_doubt():
+    """tf1_sync: worker:1 blocks inside a step; the chief waits for its gradients; both stop at
+    global step 18 and nothing says why. ps:0 is named only because it serves them all: the
+    verdict says no line shows it stuck. A ps that outlived the SIGTERM is named without it."""
+    rc = load(LAB / "tf1_sync" / "block-worker-training-rotated", condensed=True).root_cause
+    assert rc.category == "hang"
+    if rc.node == "ps:0":
+        assert rc.ambiguity and "no line shows ps:0 stuck" in rc.ambiguity
+    stuck = load(LAB / "tf1" / "stall_notimeout-ps-training-pod", condensed=True).root_cause
+    assert (stuck.node, stuck.category) == ("ps:0", "hang")
+    assert "no line shows" not in (stuck.ambiguity or "")

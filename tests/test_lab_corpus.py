@@ -22,12 +22,11 @@ RUNS = find_cases([str(CORPUS)])
 
 #: run folder (relative to the corpus) → why the diagnosis is still wrong there.
 _NO_NOTICE = (
-    "SIGTERM without a handler: the task's log just stops as after a kill; no line in any log "
-    "says it was a preemption (a scheduler's notice would), so the verdict is node_crash"
-)
-_SLOW_INPUT = (
-    "a worker with slow input reads in a synchronous job: every worker then reports the same "
-    "step times from step 1, so no node stands out; with --baseline the job is 4x slower"
+    "not decidable from these logs: SIGTERM without a handler ends the process at once, as "
+    "SIGKILL does; its log just stops and its peers see the same closed connections as after "
+    "a kill (compare the kill-worker runs of the same style); no line in any log says it was a "
+    "preemption (a scheduler's notice or TF's 'SIGTERM caught' would), so the verdict is "
+    "node_crash"
 )
 KNOWN_WRONG: dict[str, str] = {
     "pss/preempt-worker-training-gz": _NO_NOTICE,
@@ -35,20 +34,18 @@ KNOWN_WRONG: dict[str, str] = {
     "tf1/preempt-worker-training-rotated": _NO_NOTICE,
     "tf1/preempt-worker-checkpoint-host": _NO_NOTICE,
     "mwms_ctl/hdf5_lock-any-checkpoint-gz": (
-        "two writers both fail on the HDF5 lock within 3 s; the truth names the one that began "
-        "saving first, the diagnosis the one whose error came first"
-    ),
-    "mwms_ctl/hdf5_nolock-any-checkpoint-pod": (
-        "without locking nothing fails to open; the reader fails on the lab script's own check "
-        "of the weights it reads back (a ValueError no library prints)"
+        "not decidable from these logs: worker:0 and worker:1 both fail on the HDF5 lock that "
+        "worker:2 won; worker:0 logs 'saving weights' in the same millisecond as worker:2 and "
+        "worker:1's lines carry no time, so nothing orders the two losers; the truth names "
+        "worker:0, the diagnosis worker:1 (concurrent_write, right category)"
     ),
     "mwms_ctl/block-worker-training-pod": (
-        "a worker blocked in a step of a synchronous job: every worker stops at the same step "
-        "and all outlive the SIGTERM; the verdict is hang on another worker at low confidence, "
-        "saying the logs cannot tell which"
+        "not decidable from these logs: a worker blocked in a step of a synchronous job; every "
+        "worker stops at the same step, logs nothing more, catches the SIGTERM within 0.2 s of "
+        "the others (the blocked one last here, first in mwms_keras/block-worker-training-host: "
+        "no order to read) and outlives it; the verdict is hang on another worker at low "
+        "confidence, saying the logs cannot tell which"
     ),
-    "mwms_ctl/straggler-worker-training-stderr": _SLOW_INPUT,
-    "mwms_keras/straggler-worker-training-slurm": _SLOW_INPUT,
     # pss_keras: held out; its misses at the one untouched measurement (15/25) were listed here,
     # then two general signals fixed four (see protocol.json); these remain.
     "pss_keras/throttle-worker-training-plain": (
@@ -58,22 +55,9 @@ KNOWN_WRONG: dict[str, str] = {
     # tf1_sync: held out; measured once untouched (17/33, measurements/tf1_sync-untouched.txt),
     # then tuned on with general signals (see protocol.json): these remain.
     "tf1_sync/block-worker-training-rotated": (
-        "says ps:0 / hang: the blocked worker and the chief stop at the same global step (the "
-        "chief waits for its gradients) and neither logs why; the ps's log ends after start-up"
-    ),
-    # tf1_supervisor: held out; its misses at the one untouched measurement (22/28,
-    # measurements/tf1_supervisor-untouched.txt); then tuned on (see protocol.json): these remain.
-    "tf1_supervisor/throttle-worker-training-host": (
-        "says - / none (0.90): the throttled worker logs through absl without timestamps and "
-        "its step times stay short (0.004 s); it only makes fewer steps (19 vs the chief's 43) "
-        "while the job finishes"
-    ),
-    # estimator: held out; measured once untouched (23/28, measurements/estimator-untouched.txt),
-    # then tuned on (a trainer that never reached the end its peers reached died): this remains.
-    "estimator/throttle-worker-training-host": (
-        "says - / none (0.90): asynchronous training; the throttled worker's reports come 6x "
-        "further apart from a third of the run on, but it logs only 4 reports after that (too "
-        "few to call a slowdown) and 2.8x fewer than the chief overall (under the 3x factor)"
+        "not decidable from these logs: the blocked worker and the chief stop at the same "
+        "global step (the chief waits for its gradients), neither logs why and neither line "
+        "carries a time; says ps:0 / hang at 0.40, stating that no line shows ps:0 stuck"
     ),
     # tf1_ingraph: held out and untouched; its misses at the one untouched measurement (30/35,
     # measurements/tf1_ingraph-untouched.txt), as that measurement gave them; not tuned on.

@@ -189,6 +189,7 @@ def gather(
         noise=len(noise),
     )
     case._memo["symptom_times"] = symptoms
+    case._memo["timeline"] = timeline  # (a reference: shared_files reads the lines of a path)
     end = outside_end(case, timeline)
     case.told_to_stop, case.unresponsive = end.stopped, end.unresponsive
     for label, text in zip(end.rows, end.texts, strict=True):

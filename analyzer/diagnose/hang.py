@@ -18,7 +18,8 @@ Which node (points, best first):
 - **it outlived the SIGTERM** that ended the job (the launcher had to kill it): a stopped or
   stuck process, where its peers exited at once;
 - **the one they all wait on**: every node that reports progress stopped together, and exactly
-  one parameter server serves them all without reporting progress;
+  one parameter server serves them all without reporting progress (alone, an inference: the
+  verdict then says that no line shows it stuck);
 - **it diverges from the baseline** (``--baseline``): its log is the first to show lines the
   good run never had.
 
@@ -260,6 +261,13 @@ def detect_hang(
     elif runner is not None and points[node] - points[runner] < 2:
         confidence *= 0.7
         ambiguity = f"{runner} is almost as likely ({'; '.join(said(runner))})"
+    elif node in servers and len(reasons.get(node, [])) == 1 and together:
+        # the one server is an inference from the shape of the job, not a line of its log
+        ambiguity = (
+            f"no line shows {node} stuck: it is named only because every node that reports "
+            "progress stopped at the same time and it serves them all; a worker blocked inside "
+            "a synchronous step stops its peers the same way"
+        )
     step = every.loc[node, "last_step"] if node in every.index else None
     victims = sorted((n for n in tasks if n != node), key=_node_order)
     how = describe_end(ev, outside)

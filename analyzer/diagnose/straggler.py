@@ -13,6 +13,17 @@ Signals, from the progress each node reported (:mod:`analyzer.progress`):
   training, where the others do not wait).
 - With a baseline (``--baseline``): the job's step rate fell by ``SLOW_FACTOR`` against the good
   run; the node is then the one whose own rate fell most.
+- **Its share of the job's steps fell** (:func:`_share_fell`, asynchronous training where
+  every report carries the job's global step): from some global step on, the job's step
+  advanced ``SHARE_RISE`` times more between two of its reports than before, while between
+  their reports it advanced less than before — its peers made the steps it no longer made —
+  ``STRAGGLER_FACTOR`` times its peers' change in all. Needs no time on its lines.
+- **Its input was still pending when training ended** (:func:`_input_pending`): in a job
+  whose every node waits ``STRAGGLER_FACTOR`` times its usual step time at recurring steps (the
+  job waits for someone, and every node's step times look alike: synchronous training), one
+  node alone logs that its input iterator's ``GetNext`` was cancelled after its last step —
+  its next batch was not ready when the others' were. Slow input looks the same as a fast
+  node in step times; this is the one line that tells them apart.
 
 What its own log says in the window (its lines that are not progress) goes into the evidence.
 Nothing may have failed with an error of its own before the job ended (such a run has another
@@ -28,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analyzer.diagnose.common import _node_order
+from analyzer.diagnose.common import _node_order, _utc_one
 from analyzer.diagnose.stall import Stall, errors_before, evidence_row, job_end, outside_end
 
 if TYPE_CHECKING:
@@ -42,6 +53,12 @@ WAIT_SHARE = 0.5  #: peers waiting at the collective spend this share of the ste
 OWN_LINES = 2  #: lines of its own log (not progress) shown from its slow window
 LATE_S = 0.2  #: a task answers late when it logs a shared event this much after its peers
 LATE_SPREAD_S = 5.0  #: ... and the peers' lines of one event lie within this time
+SHARE_RISE = 2.0  #: the job's steps between a node's reports rose this many times (its share fell)
+SPLITS = 64  #: at most this many points of a node's reports tried as the start of its fall
+WAIT_STEPS = 0.2  #: the job waits when every node waits at this share of its steps (past the first)
+#: A node's input iterator's pending GetNext cancelled (TF's own words; RE2, no word boundary:
+#: :func:`analyzer.classify.regex_rows` searches blocks of rows first).
+INPUT_CANCELLED = r"GetNext\w*\s+(?:was\s+)?cancelled|CANCELLED.*GetNext|cancelled.*IteratorGetNext"
 
 
 @dataclass
@@ -236,6 +253,21 @@ def detect_straggler(
         late = _late_responder(timeline, progress, slow, ev)
         if late is not None:
             found = (late[0], late[1], "answers late", late[2])
+    share = None
+    if found is None:
+        share = _share_fell(progress)
+        if share is not None:
+            found = (share.node, share.factor, "share fell", share.peers)
+    pending = None
+    if found is None:
+        pending = _input_pending(timeline, progress, ev)
+        if pending is not None:
+            node, waits, peers = pending[:3]
+            found = (node, waits, "input pending", peers)
+            reasons.append(
+                f"every node waits {STRAGGLER_FACTOR:g}x its usual step time or more at "
+                f"{waits:.0%} of its steps or more: the job waits for someone at every few steps"
+            )
     if found is None and slow is None and not reasons:
         return None
     tasks = sorted(
@@ -293,6 +325,18 @@ def detect_straggler(
             f"it logs its answer to the same event {factor:.2g} s after its peers do, in the slow "
             "window (a task that is stopped or starved of CPU answers late)"
         ),
+        "share fell": (
+            f"its share of the job's steps fell {factor:.1f}x against its peers' (between two of "
+            f"its reports the job's step advanced {share.own:.2g}x as much as before, between "
+            f"theirs {share.peers_change:.2g}x): its own pace fell, they made the steps it did not"
+            if share is not None
+            else ""
+        ),
+        "input pending": (
+            "its input iterator was still waiting for its next batch when training ended (its "
+            "GetNext cancelled after its last step), its peers' were not: its input is slower "
+            "than a step"
+        ),
     }[how]
     reasons.append(f"{node}: {phrase}")
     since_row, since = _first_slow(progress, node, slow)
@@ -315,9 +359,37 @@ def detect_straggler(
             evidence_row(ev, timeline, late[4], "a peer's same line"),
         ]
         evidence += [evidence_row(ev, timeline, r, why) for r, why in _slow_rows(progress, slow)]
+    if share is not None:
+        evidence = [
+            evidence_row(ev, timeline, share.before_row, f"{node}'s last report at its early pace"),
+            evidence_row(
+                ev,
+                timeline,
+                share.after_row,
+                f"{node}'s next reports: the job's step advances {share.own:.2g}x as much",
+            ),
+        ]
+        since_row, since = share.after_row, share.since
+        evidence += [
+            evidence_row(ev, timeline, r, f"{p}'s report near the same global step")
+            for p, r in _nearest_rows(progress, peers[:2], share.after_row)
+        ]
+    if pending is not None:
+        untimed = not bool(progress.loc[progress["row"] == pending[4], "timed"].any())
+        evidence = [
+            evidence_row(ev, timeline, pending[3], f"{node}'s input was still pending at the end"),
+            evidence_row(
+                ev,
+                timeline,
+                pending[4],
+                f"{node}'s report of a step the job waited in"
+                + (" (its lines carry no time: the time shown is inherited)" if untimed else ""),
+            ),
+        ]
+        since_row, since = pending[4], pending[5]
     evidence += [
         evidence_row(ev, timeline, r, f"{p}'s report of the same step")
-        for p, r in _peer_rows(progress, peers[:2], since_row)
+        for p, r in (_peer_rows(progress, peers[:2], since_row) if share is None else [])
     ]
     evidence += [
         evidence_row(ev, timeline, r, f"{node}'s own log while it was slow")
@@ -325,7 +397,13 @@ def detect_straggler(
     ]
     finished = any(ev.phases.finished(n) is not None for n in tasks)
     what = (
-        (f"slowed the job {slow.factor:.1f}x" if slow else "ran slower than its peers")
+        (
+            f"slowed the job {slow.factor:.1f}x"
+            if slow
+            else "held the job back"
+            if pending is not None
+            else "ran slower than its peers"
+        )
         + (f" from {pd.Timestamp(since).strftime('%H:%M:%S')} UTC on" if since is not None else "")
         + f" ({phrase})"
         + ("; the job finished, late" if finished else "")
@@ -333,6 +411,10 @@ def detect_straggler(
     confidence = min(0.85, 0.45 + 0.08 * factor + (0.1 if slow else 0.0))
     if late is not None:
         confidence = 0.4  # one kind of late answer, not a measured step time
+    if pending is not None:
+        confidence = 0.45  # one line at the end, not a measured step time
+    if share is not None:
+        confidence = min(0.7, 0.3 + 0.08 * factor)  # a count of steps, not a measured time
     return Stall(
         category="straggler",
         node=node,
@@ -400,6 +482,144 @@ def _late_responder(
     return node, delay, sorted(map(str, others.index), key=_node_order), line["row"], peer["row"]
 
 
+@dataclass
+class ShareFall:
+    node: str
+    factor: float  #: its own change over its peers' largest
+    own: float  #: the job's steps between its reports, after over before
+    peers_change: float  #: ... the same for its peers (the largest)
+    step: float  #: the global step from which on
+    peers: list[str]
+    before_row: Any  #: its last report before, and its first after
+    after_row: Any
+    since: Any  #: the time of the first report after, when a log with times tells
+
+
+def _advance(steps: np.ndarray, at: float) -> float | None:
+    """The median step advance between consecutive reports after ``at`` over that before
+    (``MIN_REPORTS`` of each needed), or None."""
+    gaps, ends = np.diff(steps), steps[1:]
+    before, after = gaps[ends <= at], gaps[ends > at]
+    if len(before) < MIN_REPORTS or len(after) < MIN_REPORTS:
+        return None
+    base = float(np.median(before))
+    return float(np.median(after)) / base if base > 0 else None
+
+
+def _share_fell(progress: pd.DataFrame) -> ShareFall | None:
+    """The node whose share of the job's (global) steps fell (see the module doc): over every
+    split at one of its reports, the largest ratio of its own advance change over its peers'
+    (every peer with ``MIN_REPORTS`` reports on each side of the split)."""
+    rows = _steps(progress)
+    rows = rows[rows["step"].notna()]
+    series = {
+        str(n): g.sort_values("step", kind="stable")
+        for n, g in rows.groupby("node")
+        if len(g) > 2 * MIN_REPORTS
+    }
+    if len(series) < 2:
+        return None
+    values = {n: g["step"].to_numpy(dtype=float) for n, g in series.items()}
+    best = None
+    for node, steps in values.items():
+        splits = steps[MIN_REPORTS:-MIN_REPORTS]
+        if len(splits) > SPLITS:  # (a long run: splits on a grid, not at every report)
+            splits = splits[np.linspace(0, len(splits) - 1, SPLITS).astype(int)]
+        for at in splits:
+            own = _advance(steps, at)
+            if own is None or own < SHARE_RISE:
+                continue
+            theirs = [_advance(v, at) for p, v in values.items() if p != node]
+            theirs = [t for t in theirs if t is not None]
+            if len(theirs) != len(values) - 1 or max(theirs) <= 0:
+                continue  # every peer reported on both sides (not one that joined later)
+            factor = own / max(theirs)
+            if factor >= STRAGGLER_FACTOR and (best is None or factor > best[0]):
+                best = (factor, node, at, own, max(theirs))
+    if best is None:
+        return None
+    factor, node, at, own, peers_change = best
+    mine = series[node]
+    steps = values[node]
+    gaps = np.diff(steps)
+    base = float(np.median(gaps[steps[1:] <= at]))
+    # its first gap at the new pace, from which on the gaps stay there
+    big = [
+        j
+        for j in range(len(gaps))
+        if gaps[j] >= SHARE_RISE * base and np.median(gaps[j:]) >= SHARE_RISE * base
+    ]
+    j = big[0] if big else int(np.searchsorted(steps, at, side="right")) - 1
+    before, after = mine.iloc[j], mine.iloc[j + 1]
+    timed = rows[rows["timed"].to_numpy(dtype=bool) & (rows["step"] >= after["step"]).to_numpy()]
+    return ShareFall(
+        node=node,
+        factor=factor,
+        own=own,
+        peers_change=peers_change,
+        step=float(at),
+        peers=_peers_of(pd.Index(list(values)), node),
+        before_row=before["row"],
+        after_row=after["row"],
+        since=timed["ts"].min() if not timed.empty else None,
+    )
+
+
+def _input_pending(
+    timeline: pd.DataFrame, progress: pd.DataFrame, ev: Case
+) -> tuple[str, float, list[str], Any, Any, Any] | None:
+    """The one task whose log says its input iterator's GetNext was cancelled after its last
+    step report (:data:`INPUT_CANCELLED`), in a job whose every reporting node (two or more)
+    waits ``STRAGGLER_FACTOR`` times its median step time at ``WAIT_STEPS`` of its steps past
+    the first: (node, the smallest such share, peers, its cancelled line, its first long step
+    report, the first long step's time in a log that has times). None if no node or several
+    nodes say so."""
+    from analyzer.diagnose.common import _contains
+
+    steps = _steps(progress)
+    steps = steps[steps["step_time_s"].notna() & steps["node"].isin(list(ev.facts))]
+    if steps.empty or timeline.empty or steps["node"].nunique() < 2:
+        return None
+    rest = steps[steps["step"] > steps.groupby("node")["step"].transform("min")]
+    usual = rest.groupby("node")["step_time_s"].transform("median")
+    long = rest[(rest["step_time_s"] >= STRAGGLER_FACTOR * usual) & (usual > 0)]
+    share = long.groupby("node").size().reindex(rest["node"].unique(), fill_value=0)
+    share = share / rest.groupby("node").size()
+    if share.empty or float(share.min()) < WAIT_STEPS:
+        return None
+    hit = _contains(timeline["message"], INPUT_CANCELLED)
+    lines = timeline[hit & timeline["node"].astype(str).isin(list(share.index)).to_numpy()]
+    # after the node's last step report, in its own log's order
+    last = steps.sort_values("step").groupby("node").tail(1).set_index("node")
+    after = []
+    for row, r in zip(lines.index, lines.itertuples(), strict=True):
+        mine = last.loc[str(r.node)]
+        at = timeline.loc[mine["row"]] if mine["row"] in timeline.index else None
+        if at is None:
+            continue
+        if str(at["file"]) == str(r.file):
+            later = int(r.line_no) > int(at["line_no"])
+        else:
+            later = _utc_one(r.ts) > _utc_one(at["ts"])
+        if later:
+            after.append((str(r.node), row))
+    nodes = {n for n, _ in after}
+    if len(nodes) != 1:
+        return None
+    node = nodes.pop()
+    row = next(r for n, r in after if n == node)
+    first_long = long[long["node"] == node]["row"]
+    timed = long[long["timed"].to_numpy(dtype=bool)]
+    return (
+        node,
+        float(share.min()),
+        _peers_of(share.index, node),
+        row,
+        first_long.iloc[0] if not first_long.empty else None,
+        timed["ts"].min() if not timed.empty else None,
+    )
+
+
 def _slowest_against_baseline(comparison: Any) -> str | None:
     """The node whose own step rate fell most against the baseline, when it fell
     ``SLOW_FACTOR`` times and clearly more than its peers' (in a synchronous job all fall
@@ -451,6 +671,20 @@ def _peer_rows(progress: pd.DataFrame, peers: list[str], row: Any) -> list[tuple
         if not step.empty:
             same = theirs[theirs["step"] == step.iloc[0]]
             theirs = same if not same.empty else theirs
+        if not theirs.empty:
+            out.append((p, theirs.iloc[0]["row"]))
+    return out
+
+
+def _nearest_rows(progress: pd.DataFrame, peers: list[str], row: Any) -> list[tuple[str, Any]]:
+    """Per peer, its first report at or past the step of report ``row``."""
+    rows = _steps(progress)
+    step = rows.loc[rows["row"] == row, "step"]
+    out = []
+    for p in peers:
+        theirs = rows[rows["node"] == p].sort_values("step", kind="stable")
+        if not step.empty:
+            theirs = theirs[theirs["step"] >= step.iloc[0]]
         if not theirs.empty:
             out.append((p, theirs.iloc[0]["row"]))
     return out

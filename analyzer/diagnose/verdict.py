@@ -39,11 +39,12 @@ from analyzer.diagnose.evidence import (
 from analyzer.diagnose.phrases import CATEGORY_PHRASE, DEFAULT_REMEDIATION, ENDING_TEXT
 from analyzer.diagnose.scoring import _blame_groups, _rank
 from analyzer.diagnose.shapes import odd_shape_members
+from analyzer.diagnose.shared_files import shared_write
 from analyzer.diagnose.silence import detect_silence
 from analyzer.diagnose.stall import is_task
 from analyzer.diagnose.zones import ZoneFix
 from analyzer.identity import task_name
-from analyzer.model import Diagnosis, NodeReport, RootCause
+from analyzer.model import Diagnosis, Evidence, NodeReport, RootCause
 
 
 def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
@@ -54,6 +55,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         category = str(c.intrinsic["category"])
         if spec_odd and category in SPEC_CONSEQUENCES:
             return "cluster_spec_mismatch", None
+        if shared_write(node, c, ev) is not None:
+            return "concurrent_write", None  # its error names a file several tasks wrote
         return category, c.intrinsic.get("pattern_id")
     if spec_odd or node in ev.consistency.duplicates:
         return "cluster_spec_mismatch", None
@@ -444,6 +447,7 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
         key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"),
     )
     evidence = _root_evidence(best.node, best, category, ev, rules)
+    evidence += _shared_write_evidence(best, category, ev)
     evidence += _missing_evidence(best.node, ev)
     evidence += _blame_evidence(best.node, ev, rules, ev.findings)
     evidence += _blocked_evidence(ev, rules)
@@ -471,6 +475,33 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
         or DEFAULT_REMEDIATION.get(category),
         ambiguity=_ambiguity(cands, ev, best.node, clock_dependent),
     )
+
+
+def _shared_write_evidence(c: Candidate, category: str, ev: Case) -> list[Evidence]:
+    """The write lines of the tasks that wrote the file the root's error names, when that made
+    the verdict a concurrent write (:mod:`.shared_files`)."""
+    shared = shared_write(c.node, c, ev) if category == "concurrent_write" else None
+    timeline = ev._memo.get("timeline")
+    if shared is None or timeline is None:
+        return []
+    out = []
+    for writer in shared.writers:
+        row = timeline.loc[shared.rows[writer]]
+        line_no = row.get("line_no")
+        out.append(
+            Evidence(
+                node=writer,
+                time=ev.clock.correct(writer, _utc(pd.Series([row["ts"]])).iloc[0]),
+                file=row.get("file"),
+                line_no=int(line_no) if line_no is not None and not pd.isna(line_no) else None,
+                text=str(row.get("message") or "")[:300],
+                why=(
+                    f"{writer} wrote the file the error names; {len(shared.writers)} tasks wrote "
+                    "it at about the same time"
+                ),
+            )
+        )
+    return out
 
 
 def _zone_notes(zones: ZoneFix) -> list[str]:
