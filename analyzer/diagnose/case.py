@@ -87,7 +87,7 @@ class Case:
             or bool(self.notices())
             or bool(self.stopped_short())
             or bool(self.gone_before_stop())
-            or bool(self.cut_off_training())
+            or bool(self.cut_off())
             or bool(self.never_finished())
         )
 
@@ -97,11 +97,11 @@ class Case:
 
         return endings.stopped_short(self)
 
-    def cut_off_training(self) -> set[str]:
-        """See :func:`.endings.cut_off_training`."""
+    def cut_off(self) -> set[str]:
+        """See :func:`.endings.cut_off`."""
         from analyzer.diagnose import endings
 
-        return endings.cut_off_training(self)
+        return endings.cut_off(self)
 
     def never_finished(self) -> set[str]:
         """See :func:`.endings.never_finished`."""

@@ -3,8 +3,8 @@ planned end apart from the log's last lines and its peers' (one function a signa
 
 - :func:`stopped_short`: the log stops short of the step count it runs to, in a job nobody
   finished;
-- :func:`cut_off_training`: it stops mid-training with no goodbye while its peers' logs end
-  cleanly and no node finished;
+- :func:`cut_off`: it stops mid-training (or, the only one so, at any phase) with no goodbye
+  while its peers' logs end cleanly and no node finished;
 - :func:`never_finished`: it stops mid-run while its peers said their training finished
   (asynchronous training goes on without it);
 - :func:`gone_before_stop`: the stop that ended the job named the other tasks, not it;
@@ -51,24 +51,32 @@ def stopped_short(ev: Case) -> dict[str, tuple[float, float]]:
     }
 
 
-def cut_off_training(ev: Case) -> set[str]:
-    """Nodes whose log ends mid-run in the training phase, without a goodbye, in a job no
-    node finished and nobody stopped from outside, while a peer's log ends cleanly: the
-    peers said goodbye, it did not (it died while it trained). (Not by time: a server's
-    goodbye often carries no time of its own.)"""
+def cut_off(ev: Case) -> set[str]:
+    """Nodes whose log ends mid-run without a goodbye, in a job no node finished and nobody
+    stopped from outside, while a peer's log ends cleanly: the peers said goodbye, it did not.
+    A node in the training phase died while it trained; a node at an earlier phase counts when
+    it is the only log that ends so and every other log ends cleanly (its peers were told to
+    stop after it went: a client of servers that only serve, killed at start-up). (Not by time:
+    a server's goodbye often carries no time of its own.)"""
     if ev.phases is None or ev.phases.end is not None or ev.ended_from_outside():
         return set()
     if not any(f.ending == "clean" for f in ev.facts.values()):
         return set()
-    return {
+    cut = {
         n
         for n, f in ev.facts.items()
         if f.ending == "mid-run"
         and n not in ev.stopped
         and n not in ev.outside
         and n not in ev.told_to_stop
-        and ev.phases.furthest(n) == "training"
     }
+    training = {n for n in cut if ev.phases.furthest(n) == "training"}
+    if training:
+        return training
+    others = [f for n, f in ev.facts.items() if n not in cut and not getattr(f, "missing", False)]
+    if len(cut) == 1 and others and all(f.ending == "clean" for f in others):
+        return cut
+    return set()
 
 
 def never_finished(ev: Case) -> set[str]:

@@ -204,8 +204,9 @@ def _quiet_end_evidence(node: str, f: Any, ev: Case) -> list[Evidence | None]:
         ]
         if done and (g := ev.facts[done[0]].last_line) is not None:
             out.append(_evidence_line(done[0], g, f"{done[0]} trained on to the end", ev.clock))
-    if node in ev.cut_off_training():
-        why = f"{node}'s last line: its log ends here, mid-training, with no goodbye"
+    if node in ev.cut_off():
+        where = "mid-training" if ev.phases.furthest(node) == "training" else "mid-run"
+        why = f"{node}'s last line: its log ends here, {where}, with no goodbye"
         out.append(_evidence_line(node, f.last_line, why, ev.clock))
     if node in ev.gone_before_stop():
         out.append(_evidence_line(node, f.last_line, last, ev.clock))

@@ -108,10 +108,11 @@ def score_candidates(ev: Case) -> list[Candidate]:
             )
     for node, (step, count) in ev.stopped_short().items():
         cand(node).add(2, f"its log stops mid-run at step {step:g} of {count:g}, with no goodbye")
-    for node in ev.cut_off_training():
+    for node in ev.cut_off():
+        where = "mid-training" if ev.phases.furthest(node) == "training" else "mid-run"
         cand(node).add(
             2,
-            "its log ends mid-training with no goodbye, while its peers' logs go on to a clean "
+            f"its log ends {where} with no goodbye, while its peers' logs go on to a clean "
             "end and no node finished training",
         )
     for node in ev.never_finished():

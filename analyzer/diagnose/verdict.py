@@ -221,10 +221,15 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         )
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
-    if category == "node_crash" and node in ev.cut_off_training():
+    if category == "node_crash" and node in ev.cut_off():
+        if ev.phases.furthest(node) == "training":
+            return (
+                "died while it trained: its log ends mid-training with no goodbye, while its "
+                "peers' logs end cleanly and no node finished training"
+            )
         return (
-            "died while it trained: its log ends mid-training with no goodbye, while its peers' "
-            "logs end cleanly and no node finished training"
+            "died before training: its log ends with no goodbye, the only one that does, while "
+            "every peer's log ends cleanly and no node trained to the end"
         )
     if category == "node_crash" and node in ev.never_finished():
         where = ev.phases.furthest(node)
