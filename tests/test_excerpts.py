@@ -33,8 +33,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: fresh6 fixes, which never saw it (measurements/fresh7-untouched*.txt); its floor is the figure
 #: after general rules from the emitting programs' templates were added for its misses (21/26,
 #: 14/14; measurements/all-after-fresh7-fixes.txt), and ``all`` rose with it (352/371, 143/145).
-#: ``fresh8`` was 19/28 and 13/13 untouched (measurements/fresh8-untouched.txt); its floor is that
-#: figure until rules are written for its misses; ``all`` is 371/399 and 156/158 with it.
+#: ``fresh8`` was 19/28 and 13/13 untouched (measurements/fresh8-untouched.txt); its floor is the
+#: figure after general rules from the emitting programs' templates were added for its misses
+#: (24/28, 13/13; measurements/all-after-fresh8-fixes.txt), and ``all`` rose with it (371/399 ->
+#: 376/399, 156/158). Its four left are label questions the lines cannot settle (a bare
+#: ``Killed``, a SIGTERM from the job's own launcher, a Horovod shutdown after an unpasted OOM,
+#: c10d's start-up retry warnings), not missing templates.
 MIN_EXCERPTS = 557
 MIN_BENIGN = 158
 MIN_RECALL = {
@@ -46,8 +50,8 @@ MIN_RECALL = {
     "fresh5": 0.95,
     "fresh6": 0.86,
     "fresh7": 0.80,
-    "fresh8": 0.67,
-    "all": 0.92,
+    "fresh8": 0.85,
+    "all": 0.94,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
