@@ -40,7 +40,12 @@ def changed_run(run: Path, tmp_path: Path, name: str, edit: Callable[[str], str]
     dst = tmp_path / "run"
     shutil.copytree(run, dst)
     path = dst / name
-    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    if name.endswith(".gz"):  # a rotated or compressed log is edited as its text
+        import gzip
+
+        path.write_bytes(gzip.compress(edit(gzip.decompress(path.read_bytes()).decode()).encode()))
+    else:
+        path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
     return analyzer.load(dst, condensed=True)
 
 

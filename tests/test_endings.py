@@ -97,3 +97,20 @@ def test_with_its_own_goodbye_the_same_worker_finished(tmp_path: Path):
     bye = last.replace("(worker 0,", "(worker 1,") + "\n"
     run = changed_run(ASYNC_KILL, tmp_path, "worker-1.log", lambda text: text + bye)
     assert run.root_cause.category == "none"
+
+
+CLIENT_KILLED_AT_START = LAB / "tf1_ingraph" / "kill-chief-startup-gz"
+
+
+def test_the_one_log_without_a_goodbye_among_clean_ones_was_cut_off_at_start_up_too():
+    """tf1_ingraph: the in-graph client is SIGKILLed right after its server started; the ps and
+    workers only serve, and each says goodbye when the launcher ends the job. No step was
+    logged anywhere: the client's log is the only one that ends without a goodbye."""
+    run = analyzer.load(CLIENT_KILLED_AT_START, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("client:0", "node_crash")
+    assert "died before training" in run.root_cause.summary
+
+
+def test_when_a_peer_also_ends_without_a_goodbye_the_client_is_not_singled_out(tmp_path: Path):
+    run = changed_run(CLIENT_KILLED_AT_START, tmp_path, "worker-0.log.gz", without("shutting down"))
+    assert (run.root_cause.node, run.root_cause.category) != ("client:0", "node_crash")

@@ -138,3 +138,21 @@ def test_a_notice_naming_another_task_does_not_move_the_verdict(tmp_path: Path):
 
     run = changed_run(SYNC_PREEMPT, tmp_path, "launcher.log", about_worker_0)
     assert run.root_cause.category != "preemption" or run.root_cause.node != "worker:1"
+
+
+CLIENT_PREEMPT = SYNC_KILL.parent.parent / "tf1_ingraph" / "preempt-chief-training-stderr"
+
+
+def test_a_notice_may_name_a_task_of_any_job():
+    """tf1_ingraph: the in-graph client (job ``client``, a name TF_CONFIG chose) got SIGTERM and
+    its log just stops; the launcher's notice names ``client:0``."""
+    run = analyzer.load(CLIENT_PREEMPT, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("client:0", "preemption")
+
+
+def test_a_notice_naming_no_task_of_the_cluster_moves_nothing(tmp_path: Path):
+    def about_a_stranger(text: str) -> str:
+        return text.replace("preempting client:0", "preempting loader:7")
+
+    run = changed_run(CLIENT_PREEMPT, tmp_path, "launcher.log", about_a_stranger)
+    assert run.root_cause.category != "preemption"

@@ -200,6 +200,10 @@ def resolve_blames(
             blames = getattr(rule, "blames", None)
         if blames == "self":
             blamed, how = victim, "the rule blames the node that logged it"
+            # (an in-graph client reports the allocations that failed on its workers)
+            where = _device_task(captures, directory) if isinstance(captures, dict) else None
+            if where is not None and where != victim:
+                blamed, how = where, "the allocation failed on its device"
         else:
             if message is not None and _CANCELLED_RE.search(message):
                 continue  # a cancelled call says nothing about the peer it went to
@@ -240,6 +244,16 @@ def resolve_blames(
     return pd.DataFrame(out, columns=columns)
 
 
+def _device_task(captures: dict, directory: _MemoDirectory) -> str | None:
+    """The known task whose device a ``device`` capture names (``/job:worker/replica:0/task:1/
+    device:CPU:0``: where the failing op ran), or None."""
+    device = captures.get("device")
+    if not isinstance(device, str) or "/job:" not in device:
+        return None
+    node, _ = directory.resolve("device", device)
+    return node if node in directory.nodes else None
+
+
 def _cancel_candidates(findings: pd.DataFrame) -> list[str | None]:
     """Per finding, its message as text if it may say CANCELLED (holds ``CancelledError`` or
     ``CANCELLED``, which every match of ``_CANCELLED_RE`` does), else None: only those few
@@ -278,6 +292,7 @@ class _MemoDirectory:
 
     def __init__(self, directory: PeerDirectory):
         self._directory = directory
+        self.nodes = directory.nodes
         self._memo: dict[tuple[str, str], tuple[str | None, str]] = {}
 
     def resolve(self, group: str, value: str) -> tuple[str | None, str]:
