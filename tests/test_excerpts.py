@@ -39,8 +39,10 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 376/399, 156/158). Its four left are label questions the lines cannot settle (a bare
 #: ``Killed``, a SIGTERM from the job's own launcher, a Horovod shutdown after an unpasted OOM,
 #: c10d's start-up retry warnings), not missing templates.
-MIN_EXCERPTS = 557
-MIN_BENIGN = 158
+#: ``fresh9`` was 21/28 and 11/13 untouched (measurements/fresh9-untouched.txt; after the fresh8
+#: fixes, which never saw it); its floor is that figure; ``all`` is 397/427 and 167/171 with it.
+MIN_EXCERPTS = 598
+MIN_BENIGN = 171
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
@@ -51,7 +53,8 @@ MIN_RECALL = {
     "fresh6": 0.86,
     "fresh7": 0.80,
     "fresh8": 0.85,
-    "all": 0.94,
+    "fresh9": 0.75,
+    "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -63,11 +66,12 @@ MIN_BENIGN_CLEAN = {
     "fresh6": 0.93,
     "fresh7": 1.00,
     "fresh8": 1.00,
-    "all": 0.98,
+    "fresh9": 0.84,
+    "all": 0.97,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh9"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh10"})
 
 
 def _rows() -> list[dict[str, str]]:
