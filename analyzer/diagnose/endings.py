@@ -73,9 +73,9 @@ def cut_off(ev: Case) -> set[str]:
     training = {n for n in cut if ev.phases.furthest(n) == "training"}
     if training:
         return training
-    others = [f for n, f in ev.facts.items() if n not in cut and not getattr(f, "missing", False)]
+    others = [f for n, f in ev.facts.items() if n not in cut]
     if len(cut) == 1 and others and all(f.ending == "clean" for f in others):
-        return cut
+        return cut  # (a task with no log here has no clean end: it may be the cause)
     return set()
 
 
