@@ -271,6 +271,11 @@ DIAGNOSIS_KEYWORDS = (
     "inished training",
     "raining complete",
     "Loss for final step",
+    "GetNext",  # an input iterator's pending read cancelled (straggler._input_pending)
+    "saving",  # a task saying it writes a file (shared_files: two tasks, one file)
+    "saved",
+    "writing",
+    "wrote",
 )  # the specific words among analyzer.diagnose.KEYWORDS; its generic ones ("python") would keep too much
 
 

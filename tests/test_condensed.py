@@ -37,3 +37,23 @@ def test_a_kept_line_far_below_its_time_keeps_the_timed_line_it_inherits_from(ga
     assert 2003 + gap in kept  # the error line, and the timed line it takes its time from
     assert 2002 in kept
     assert len(kept) < 700  # (the head, tail and even sample besides)
+
+
+def test_a_long_log_keeps_the_lines_the_later_signals_read():
+    """The straggler and shared-file signals read lines no rule is about: an input iterator's
+    cancelled GetNext and a task saying it saves a file. A condensed parse of a long log keeps
+    them, whatever rule keywords there are (``run.DIAGNOSIS_KEYWORDS``)."""
+    from analyzer.formats import parse_lines
+    from analyzer.rules import load_rules
+    from analyzer.run import keep_for
+
+    said = [
+        "2025-01-30 12:34:56,789 - INFO - wrote the embeddings to /shared/out/table.bin",
+        "2025-01-30 12:34:56,790 - INFO - the pending GetNext was cancelled",
+    ]
+    lines = [f"2025-01-30 12:00:{i % 60:02d},000 - INFO - step {i} loss 0.5" for i in range(20000)]
+    lines[9000:9000] = said
+    table = parse_lines(("\n".join(lines) + "\n").encode(), keep_for(load_rules())).table
+    assert table.num_rows < 2000
+    kept = table["message"].to_pylist()
+    assert all(any(s.split(" - ")[-1] in k for k in kept) for s in said)
