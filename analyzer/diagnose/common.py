@@ -115,7 +115,10 @@ def _search(pattern: re.Pattern, words: tuple[str, ...], text: str) -> re.Match 
     every match contains (non-ASCII text may case-fold into them: always searched)."""
     if text.isascii():
         lower = text.lower()
-        if not any(w in lower for w in words):
+        for w in words:  # (a plain loop: twice as fast as any() over a generator here)
+            if w in lower:
+                break
+        else:
             return None
     return pattern.search(text)
 
