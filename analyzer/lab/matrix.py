@@ -1261,6 +1261,8 @@ class _Run:
     extra: dict = field(default_factory=dict)
     ended_by: str = ""
     python: dict[str, str] = field(default_factory=dict)
+    # how much of each log there was when the fault was injected (what came after it)
+    offsets: dict[str, int] = field(default_factory=dict)
 
 
 def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
@@ -1356,6 +1358,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if fault.kind in ("signal", "signal+old"):
         _wait_phase(lab, style, cell.phase, target)
         lab.signal(target, fault.sig)
+        run.offsets = {n: len(lab.read(n)) for n in lab.procs}
         if fault.sig == signal.SIGSTOP:
             run.stopped.add(target)
         if fault.sig == signal.SIGTERM:
@@ -1384,6 +1387,11 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
     all_ok = not failed and not stalled
+
+    def after_fault(rx: str) -> list[str]:
+        """The peers whose logs match ``rx`` after the fault (not in their start-up retries:
+        a tf.data service worker logs 'Failed to Worker heartbeat' until its dispatcher is up)."""
+        return [n for n in peers if re.search(rx, _read_all(lab, n)[run.offsets.get(n, 0) :])]
 
     def spec(s: str) -> str:
         if s == "target":
@@ -1492,9 +1500,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             run.expect = [(target, ver), (spec("any"), ANY_ERROR)]
     elif fault.name == "stall_deadline":
         deadline = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Tt]imed out"
-        if any(re.search(deadline, _read_all(lab, n)) for n in peers):
+        if after_fault(deadline):
             run.category = "deadline_exceeded"
-            run.expect = [(spec("peers"), deadline)]
+            run.expect = [("|".join(after_fault(deadline)), deadline)]
         elif stalled:
             run.category = "hang"
             run.notes.append(
@@ -1507,9 +1515,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         beat = r"stopped sending heartbeats|[Hh]eartbeat"
         if stalled:
             run.category = "hang"
-        elif any(re.search(beat, _read_all(lab, n)) for n in peers):
+        elif after_fault(beat):
             run.category = "coordination_failure"
-            run.expect = [(spec("peers"), beat)]
+            run.expect = [("|".join(after_fault(beat)), beat)]
             run.notes.append(
                 f"No timeout was set, but the coordination service noticed that the frozen "
                 f"{target} stopped sending heartbeats and aborted the collectives of its "
