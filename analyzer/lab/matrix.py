@@ -588,7 +588,8 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "worker", "training"),
-                ("data_service", "data_worker", "training"),
+                # not the data worker: the trainers read from the other one at full speed
+                ("data_service", "worker", "training"),
             ),
         ),
         Fault(
@@ -1401,6 +1402,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         return "|".join(started)
 
     run.expect = [(spec(s), rx) for s, rx in fault.evidence]
+    if fault.sig == signal.SIGSTOP and all(codes.get(n) == 0 for n in style.train_nodes):
+        # what a peer logs at shutdown (a trainer that finished and left) is not the stall's
+        raise CellError(f"the job finished while {target} was frozen: nothing stalled; {codes}")
     if fault.exit_code is not None and codes.get(target) != fault.exit_code:
         raise CellError(f"{target} exit code {codes.get(target)}, expected {fault.exit_code}")
     if fault.ended_by_launcher and not stalled:
