@@ -294,6 +294,62 @@ def test_every_recorded_run_is_a_cell_of_the_matrix():
         assert namings == set(matrix.NAMINGS), (style.name, namings)
 
 
+class _RecordedLab:
+    """A finished lab run read back from the corpus (what ``_settle`` reads of a Lab)."""
+
+    def __init__(self, folder: Path, truth: dict):
+        self.folder, self.truth = folder, truth
+        self.procs = {n: None for n, files in truth["node_files"].items() if files}
+
+    def read(self, node: str) -> str:
+        return (self.folder / self.truth["node_files"][node][0]).read_text()
+
+
+def _settle_recorded(folder: Path, codes: dict, offsets_at: dict[str, str]):
+    """Settle a recorded SIGSTOP run again; a node's log counts from ``offsets_at[node]``."""
+    from analyzer.lab import matrix
+
+    truth = json.loads((folder / "truth.json").read_text())
+    lab = _RecordedLab(folder, truth)
+    style, fault = matrix.STYLES[truth["style"]], matrix.FAULTS[truth["fault"]]
+    cell = matrix.Cell(
+        truth["style"], truth["fault"], truth["target_role"], truth["phase"], "plain", 0
+    )
+    target = style.roles[truth["target_role"]]
+    run = matrix._Run(truth["nodes"], target, fault.category, stopped={target}, ended_by="exited")
+    run.offsets = {n: lab.read(n).index(offsets_at[n]) for n in lab.procs if n in offsets_at}
+    matrix._settle(lab, cell, style, fault, run, codes)
+    return lab, run
+
+
+def test_stall_evidence_is_what_peers_logged_after_the_freeze():
+    """tf.data service workers log 'Failed to Worker heartbeat' while their dispatcher starts:
+    not the evidence of a trainer frozen later (the peer trainer's abort is)."""
+    folder = CORPUS / "data_service" / "stall_notimeout-worker-training-plain"
+    truth = json.loads((folder / "truth.json").read_text())
+    marks = {n: "serving at" for n in ("dispatcher:0", "data_worker:0", "data_worker:1")}
+    marks |= {"worker:0": "step 20/60", "worker:1": "step 20/60"}
+    lab, run = _settle_recorded(folder, truth["exit_codes"], marks)
+    assert "heartbeat" in lab.read("data_worker:0")[: run.offsets["data_worker:0"]]
+    assert run.category == "coordination_failure"
+    assert [node for node, _ in run.expect] == ["worker:0"]
+
+
+def test_a_freeze_the_trainers_finished_through_is_not_recorded():
+    from analyzer.lab import matrix
+
+    folder = CORPUS / "data_service" / "stall_notimeout-worker-training-plain"
+    codes = {
+        "dispatcher:0": 0,
+        "data_worker:0": 0,
+        "data_worker:1": -9,
+        "worker:0": 0,
+        "worker:1": 0,
+    }
+    with pytest.raises(matrix.CellError, match="nothing stalled"):
+        _settle_recorded(folder, codes, {})
+
+
 def test_corpus_recorded():
     assert len(CORPUS_TRUTHS) >= 80, f"only {len(CORPUS_TRUTHS)} runs under {CORPUS}"
     styles = [json.loads(p.read_text())["style"] for p in CORPUS_TRUTHS]

@@ -72,6 +72,8 @@ class Style:
     # In-graph replication: the node that builds every task's part of the graph. A fault's
     # arguments for another task go to that task *and* to the driver, with --fault-task.
     driver: str | None = None
+    # The line a task logs once its server listens (the start-up phase waits for it).
+    started_re: str = r"Started server with target"
 
     @property
     def nodes(self) -> list[str]:
@@ -265,6 +267,34 @@ STYLES: dict[str, Style] = {
             naming_start=6,
             driver="client:0",
         ),
+        Style(
+            name="data_service",
+            script="data_service.py",
+            jobs=(("dispatcher", 1), ("data_worker", 2), ("worker", 2)),
+            cluster="tf.data service dispatcher + 2 data workers (their own jobs) feeding 2 "
+            "trainers (MultiWorkerMirroredStrategy, custom training loop, each reading "
+            "dataset.apply(tf.data.experimental.service.distribute(...)))",
+            # "ps" is the dispatcher: the single task every trainer's input depends on
+            roles={
+                "chief": "worker:0",
+                "worker": "worker:1",
+                "ps": "dispatcher:0",
+                "data_worker": "data_worker:1",
+            },
+            train_nodes=("worker:0", "worker:1"),
+            progress_node="worker:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.2"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="worker:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("worker:1", "data_worker:0"),
+            pod_prefix="rank-tfdata",
+            naming_start=2,
+            started_re=r"Started server with target|Started tf\.data \w+ running at",
+        ),
     ]
 }
 
@@ -342,7 +372,7 @@ FAULTS: dict[str, Fault] = {
             _all("none", "full"),
             variants=2,
             # estimator has no older release to run healthy_old on: a third healthy run
-            style_variants=(("estimator", 3),),
+            style_variants=(("estimator", 3), ("data_service", 3)),
         ),
         Fault(
             "healthy_old",
@@ -409,6 +439,15 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_ingraph", "chief", "checkpoint"),
                 ("tf1_ingraph", "ps", "checkpoint"),
                 ("tf1_ingraph", "worker", "checkpoint"),
+                ("data_service", "ps", "startup"),
+                ("data_service", "data_worker", "startup"),
+                ("data_service", "ps", "training"),
+                ("data_service", "data_worker", "training"),
+                ("data_service", "worker", "training"),
+                ("data_service", "chief", "training"),
+                ("data_service", "ps", "checkpoint"),
+                ("data_service", "data_worker", "checkpoint"),
+                ("data_service", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -436,6 +475,9 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "chief", "training"),
                 ("estimator", "chief", "training"),
                 ("tf1_ingraph", "chief", "training"),
+                ("data_service", "chief", "training"),
+                ("data_service", "ps", "training"),
+                ("data_service", "data_worker", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -459,6 +501,9 @@ FAULTS: dict[str, Fault] = {
                 ("estimator", "ps", "training"),
                 ("tf1_ingraph", "ps", "training"),
                 ("tf1_ingraph", "worker", "training"),
+                ("data_service", "ps", "training"),
+                ("data_service", "data_worker", "training"),
+                ("data_service", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -487,6 +532,9 @@ FAULTS: dict[str, Fault] = {
                 ("estimator", "ps", "training"),
                 ("tf1_ingraph", "ps", "training"),
                 ("tf1_ingraph", "worker", "training"),
+                ("data_service", "ps", "training"),
+                ("data_service", "data_worker", "training"),
+                ("data_service", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
         ),
@@ -505,6 +553,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "worker", "training"),
+                ("data_service", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -516,7 +565,11 @@ FAULTS: dict[str, Fault] = {
             "args",
             "The target's input reads take 0.5 s per step (about 5x its peers' step time); "
             "the job still finishes at its pace.",
-            (("mwms_ctl", "worker", "training"), ("mwms_keras", "worker", "training")),
+            (
+                ("mwms_ctl", "worker", "training"),
+                ("mwms_keras", "worker", "training"),
+                ("data_service", "worker", "training"),
+            ),
             args=("--slow-sleep", "0.5"),
         ),
         Fault(
@@ -535,6 +588,8 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "worker", "training"),
+                # not the data worker: the trainers read from the other one at full speed
+                ("data_service", "worker", "training"),
             ),
         ),
         Fault(
@@ -554,6 +609,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "worker", "training"),
+                ("data_service", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -576,6 +632,8 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "ps", "startup"),
                 ("estimator", "ps", "startup"),
                 ("tf1_ingraph", "ps", "startup"),
+                ("data_service", "ps", "startup"),
+                ("data_service", "data_worker", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -596,6 +654,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
+                ("data_service", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -615,6 +674,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
+                ("data_service", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -634,6 +694,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "chief", "startup"),
+                ("data_service", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -652,6 +713,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
+                ("data_service", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -673,6 +735,9 @@ FAULTS: dict[str, Fault] = {
                 ("estimator", "ps", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
                 ("tf1_ingraph", "ps", "startup"),
+                ("data_service", "worker", "startup"),
+                ("data_service", "ps", "startup"),
+                ("data_service", "data_worker", "startup"),
             ),
             ended_by_launcher=True,
         ),
@@ -692,6 +757,8 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
+                ("data_service", "worker", "startup"),
+                ("data_service", "ps", "startup"),
             ),
         ),
         Fault(
@@ -709,6 +776,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "chief", "training"),
+                ("data_service", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -735,6 +803,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "training"),
                 ("estimator", "worker", "training"),
                 ("tf1_ingraph", "chief", "training"),
+                ("data_service", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -757,6 +826,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisor", "worker", "startup"),
                 ("estimator", "worker", "startup"),
                 ("tf1_ingraph", "worker", "startup"),
+                ("data_service", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1090,7 +1160,7 @@ def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: 
 def _wait_phase(lab: Lab, style: Style, phase: str, target: str | None) -> None:
     if phase == "startup":
         node = target if target in lab.procs else style.progress_node
-        m = lab.wait_for(node, r"Started server with target", 120)
+        m = lab.wait_for(node, style.started_re, 120)
         if not m:
             raise CellError(f"{node} never started its server")
         return
@@ -1192,6 +1262,8 @@ class _Run:
     extra: dict = field(default_factory=dict)
     ended_by: str = ""
     python: dict[str, str] = field(default_factory=dict)
+    # how much of each log there was when the fault was injected (what came after it)
+    offsets: dict[str, int] = field(default_factory=dict)
 
 
 def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
@@ -1287,6 +1359,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if fault.kind in ("signal", "signal+old"):
         _wait_phase(lab, style, cell.phase, target)
         lab.signal(target, fault.sig)
+        run.offsets = {n: len(lab.read(n)) for n in lab.procs}
         if fault.sig == signal.SIGSTOP:
             run.stopped.add(target)
         if fault.sig == signal.SIGTERM:
@@ -1316,6 +1389,11 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     stalled = run.ended_by == "launcher_timeout"
     all_ok = not failed and not stalled
 
+    def after_fault(rx: str) -> list[str]:
+        """The peers whose logs match ``rx`` after the fault (not in their start-up retries:
+        a tf.data service worker logs 'Failed to Worker heartbeat' until its dispatcher is up)."""
+        return [n for n in peers if re.search(rx, _read_all(lab, n)[run.offsets.get(n, 0) :])]
+
     def spec(s: str) -> str:
         if s == "target":
             return target
@@ -1324,6 +1402,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         return "|".join(started)
 
     run.expect = [(spec(s), rx) for s, rx in fault.evidence]
+    if fault.sig == signal.SIGSTOP and all(codes.get(n) == 0 for n in style.train_nodes):
+        # what a peer logs at shutdown (a trainer that finished and left) is not the stall's
+        raise CellError(f"the job finished while {target} was frozen: nothing stalled; {codes}")
     if fault.exit_code is not None and codes.get(target) != fault.exit_code:
         raise CellError(f"{target} exit code {codes.get(target)}, expected {fault.exit_code}")
     if fault.ended_by_launcher and not stalled:
@@ -1423,9 +1504,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             run.expect = [(target, ver), (spec("any"), ANY_ERROR)]
     elif fault.name == "stall_deadline":
         deadline = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Tt]imed out"
-        if any(re.search(deadline, _read_all(lab, n)) for n in peers):
+        if after_fault(deadline):
             run.category = "deadline_exceeded"
-            run.expect = [(spec("peers"), deadline)]
+            run.expect = [("|".join(after_fault(deadline)), deadline)]
         elif stalled:
             run.category = "hang"
             run.notes.append(
@@ -1438,9 +1519,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         beat = r"stopped sending heartbeats|[Hh]eartbeat"
         if stalled:
             run.category = "hang"
-        elif any(re.search(beat, _read_all(lab, n)) for n in peers):
+        elif after_fault(beat):
             run.category = "coordination_failure"
-            run.expect = [(spec("peers"), beat)]
+            run.expect = [("|".join(after_fault(beat)), beat)]
             run.notes.append(
                 f"No timeout was set, but the coordination service noticed that the frozen "
                 f"{target} stopped sending heartbeats and aborted the collectives of its "

@@ -426,3 +426,48 @@ def v1_timeouts(tf, ms: int):
         tf.compat.v1.ConfigProto(operation_timeout_in_ms=ms),
         tf.compat.v1.RunOptions(timeout_in_ms=ms),
     )
+
+
+# ----------------------------------------------------------------------------- MWMS custom loop
+def ctl_regressor(tf, strategy, width: int):
+    """The custom-loop styles' linear model (``width`` features) and its training step.
+
+    Returns (w, b, train_step): ``train_step(iterator)`` runs one step on every replica,
+    all-reduces the gradients (MEAN) and returns the mean loss.
+    """
+    with strategy.scope():
+        w = tf.Variable(tf.random.normal([width, 1], seed=7), name="dense/kernel")
+        b = tf.Variable(tf.zeros([1]), name="dense/bias")
+
+    @tf.function
+    def train_step(iterator):
+        def step_fn(batch):
+            xb, yb = batch
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(xb, w) + b
+                loss = tf.reduce_mean(tf.square(pred - yb))
+            gw, gb = tape.gradient(loss, [w, b])
+            ctx = tf.distribute.get_replica_context()
+            gw, gb = ctx.all_reduce(tf.distribute.ReduceOp.MEAN, [gw, gb])
+            w.assign_sub(0.05 * gw)
+            b.assign_sub(0.05 * gb)
+            return loss
+
+        loss = strategy.run(step_fn, args=(next(iterator),))
+        return strategy.reduce(tf.distribute.ReduceOp.MEAN, loss, axis=None)
+
+    return w, b, train_step
+
+
+def ctl_checkpoints(tf, log: logging.Logger, args, w, b, index, job, evaluate) -> None:
+    """Save ``--ckpt-rounds`` checkpoints, each followed by a synchronised evaluation step."""
+    checkpoint = tf.train.Checkpoint(w=w, b=b)
+    chief = index == 0 and job in ("worker", "chief")
+    base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
+    for r in range(1, args.ckpt_rounds + 1):
+        log.info("saving checkpoint %s/ckpt-%d", base, r)
+        path = checkpoint.save(os.path.join(base, "ckpt"))
+        loss = evaluate()
+        log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
+        time.sleep(args.step_sleep)
+    log.info("all checkpoints written")

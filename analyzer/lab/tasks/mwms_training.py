@@ -43,9 +43,7 @@ def main() -> None:
         strategy.num_replicas_in_sync,
     )
 
-    with strategy.scope():
-        w = tf.Variable(tf.random.normal([32, 1], seed=7), name="dense/kernel")
-        b = tf.Variable(tf.zeros([1]), name="dense/bias")
+    w, b, train_step = _common.ctl_regressor(tf, strategy, 32)
 
     feed_dtype = tf.as_dtype(args.feed_dtype)
     if args.feature_dim != 32:
@@ -64,23 +62,6 @@ def main() -> None:
         options.experimental_optimization.inject_prefetch = False
     ds = ds.with_options(options)
     it = iter(strategy.experimental_distribute_dataset(ds))
-
-    @tf.function
-    def train_step(iterator):
-        def step_fn(batch):
-            xb, yb = batch
-            with tf.GradientTape() as tape:
-                pred = tf.matmul(xb, w) + b
-                loss = tf.reduce_mean(tf.square(pred - yb))
-            gw, gb = tape.gradient(loss, [w, b])
-            ctx = tf.distribute.get_replica_context()
-            gw, gb = ctx.all_reduce(tf.distribute.ReduceOp.MEAN, [gw, gb])
-            w.assign_sub(0.05 * gw)
-            b.assign_sub(0.05 * gb)
-            return loss
-
-        loss = strategy.run(step_fn, args=(next(iterator),))
-        return strategy.reduce(tf.distribute.ReduceOp.MEAN, loss, axis=None)
 
     run = train_step
     if args.preemption_checkpoint_dir:
@@ -103,23 +84,9 @@ def main() -> None:
         time.sleep(args.step_sleep)
     log.info("training finished after %d steps", args.steps)
     if args.ckpt_dir and args.ckpt_rounds:
-        _checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
+        _common.ctl_checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
     if args.save_h5:
         _save_h5(tf, log, args.save_h5, w, b, index)
-
-
-def _checkpoints(tf, log, args, w, b, index, job, evaluate) -> None:
-    """Save ``--ckpt-rounds`` checkpoints, each followed by a synchronised evaluation step."""
-    checkpoint = tf.train.Checkpoint(w=w, b=b)
-    chief = index == 0 and job in ("worker", "chief")
-    base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
-    for r in range(1, args.ckpt_rounds + 1):
-        log.info("saving checkpoint %s/ckpt-%d", base, r)
-        path = checkpoint.save(os.path.join(base, "ckpt"))
-        loss = evaluate()
-        log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
-        time.sleep(args.step_sleep)
-    log.info("all checkpoints written")
 
 
 def _save_h5(tf, log, path, w, b, index) -> None:
