@@ -38,12 +38,15 @@ NAMED_SPLITS = (
     "fresh7",
     "fresh8",
     "fresh9",
+    "fresh10",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
 #: Batches collected after the rules existed, each measured once on arrival (their split is the
 #: batch, not the name rule).
-BATCHES = frozenset({FRESH, "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9"})
+BATCHES = frozenset(
+    {FRESH, "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9", "fresh10"}
+)
 
 
 def split_of(file: str) -> str:
