@@ -144,8 +144,19 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     phases = node_phases(timeline, columns.ts, progress)
-    blames = drop_transient_waits(blames, facts, phases.serving(), phases.joined())
-    blames = mark_early(blames, errors)
+    kept = drop_transient_waits(
+        blames, facts, phases.serving(), phases.joined(), phases.started()
+    )
+    retries = blames["row"][
+        ~blames["row"].isin(kept["row"]) & (blames["category"] != "session_blocked")
+    ]
+    if len(retries):  # a peer not up yet while the task itself was starting: no failure
+        notes.append(
+            f"Start-up: {len(retries):,} connection error(s) logged before their task's own "
+            "server started, to peers that came up: retries while the job started, not failures."
+        )
+        errors = errors[~errors.index.isin(retries)]
+    blames = mark_early(kept, errors)
     noise = shutdown_noise(errors, timeline.index.get_indexer(errors.index), blames, phases, facts)
     if len(noise):
         repeats = errors["repeats"] if "repeats" in errors.columns else None

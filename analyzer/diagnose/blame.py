@@ -387,6 +387,7 @@ def drop_transient_waits(
     facts: dict[str, Facts],
     stuck: set[str] | frozenset[str] = frozenset(),
     joined: dict[str, Any] | None = None,
+    started: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Forget start-up waits for a task that came up within ``START_WAIT_S``: normal start-up.
 
@@ -395,13 +396,24 @@ def drop_transient_waits(
     node that is ``stuck`` (it never got past start-up) while the record went on that long and
     the awaited task did not join after the wait (``joined``: when its own log first says it
     connected or trained).
+
+    A peer refusing or not answering a connection is a wait too when the node that logged it
+    had not started its own server yet and then did (``started``: when its log first says its
+    server started): it was still starting, and retried until the peer was up (a tf.data
+    service worker's heartbeats to a dispatcher that starts beside it).
     """
     joined = joined or {}
+    started = started or {}
     ends = [f.last_time for f in facts.values() if f.last_time is not None]
     end = max((t for t in ends if not pd.isna(t)), default=None)
     if blames.empty:
         return blames
-    waits = blames[~blames["self"] & (blames["category"] == "session_blocked")]
+    waiting = blames["category"] == "session_blocked"
+    if started:
+        up = pd.to_datetime(blames["victim"].map(started), utc=True)
+        before_own_start = (_utc(blames["ts"]) < up).fillna(False).to_numpy(dtype=bool)
+        waiting |= (blames["category"] == "connection_unavailable") & before_own_start
+    waits = blames[~blames["self"] & waiting]
     keep = pd.Series(True, index=blames.index)
     for (victim, blamed), group in waits.groupby(["victim", "blamed"]):
         times = _utc(group["ts"])
@@ -414,8 +426,11 @@ def drop_transient_waits(
         )
         long_wait = _seconds(times.max() - times.min()) >= START_WAIT_S
         waiter = facts.get(str(victim))
+        own_start = started.get(str(victim))
+        went_on = own_start is not None and bool((times < own_start).all())
         if (
             waiter is not None
+            and not went_on  # (it started after these waits: it did not wait on, stuck)
             and str(victim) in stuck
             and not _joined_after(joined.get(str(blamed)), times.min())
             and end is not None

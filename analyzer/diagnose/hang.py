@@ -69,7 +69,9 @@ def detect_hang(
         return None  # no node ever reported a step: a start-up problem, not a stalled training
     outside = outside_end(ev, timeline)
     finished = {n for n in every.index if ev.phases.finished(n) is not None}
-    if finished and not _left_behind(every, finished, outside):
+    if finished and not _left_behind(every, finished, outside) and not _held_at_exit(
+        every, finished, outside
+    ):
         return None  # training finished: what came after is not a stall of training
     tasks = {n for n in ev.facts if n not in outside.sources and not ev.facts[n].missing}
     pace = every[every["last_advance"].notna()]
@@ -229,6 +231,16 @@ def detect_hang(
             ),
             "it had to be killed",
         )
+    # 4b. every trainer finished, yet the job could not end: what outlived the SIGTERM and
+    # never trained (it only serves) held them
+    if _held_at_exit(every, finished, outside):
+        for node in sorted((outside.unresponsive & tasks) - set(every.index), key=_node_order):
+            add(
+                node,
+                2.0,
+                "every task that trained said its training finished, yet the job did not end; "
+                "it never trained (it only serves) and it too outlived the SIGTERM",
+            )
     # 5. the one they all wait on: every reporting node stopped together; one server
     together = not last_advance or (
         (max(last_advance.values()) - min(last_advance.values())).total_seconds() < lag_min
@@ -347,6 +359,15 @@ def _left_behind(every: pd.DataFrame, finished: set[str], outside: Any) -> list[
     if outside.time is None or not outside.says_no_progress:
         return []
     return [n for n in every.index if n not in finished and n in outside.stopped]
+
+
+def _held_at_exit(every: pd.DataFrame, finished: set[str], outside: Any) -> bool:
+    """Did every task that reported steps say its training finished, while an outside party
+    still had to stop the job for making no progress and a task that never reported a step
+    outlived its SIGTERM? The job was held at its end by a server, not done."""
+    if outside.time is None or not outside.says_no_progress or not len(every):
+        return False
+    return set(every.index) <= finished and bool(outside.unresponsive - set(every.index))
 
 
 def _said_goodbye(ev: Case, node: str) -> bool:

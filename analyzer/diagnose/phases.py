@@ -30,7 +30,7 @@ PHASES: tuple[tuple[str, str], ...] = (
     (
         "server",
         r"Started server with target|[Ss]erver (?:started|listening)|server for /job:"
-        r"|Started (?:the )?coordination service",
+        r"|Started (?:the )?coordination service|Started tf\.data \w*Server running at",
     ),
     (
         "connected",
@@ -82,6 +82,10 @@ class Phases:
     def serving(self) -> set[str]:
         """Nodes whose log shows a server start and nothing of training: they only serve."""
         return {n for n in self.first if self.furthest(n) in ("server", "connected")}
+
+    def started(self) -> dict[str, Any]:
+        """Per node, when its log first says its own server started."""
+        return {n: seen["server"] for n, seen in self.first.items() if "server" in seen}
 
     def joined(self) -> dict[str, Any]:
         """Per node, when its log first says it joined the cluster (connected, or trained)."""

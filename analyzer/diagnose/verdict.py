@@ -64,7 +64,12 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "shape_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
-    if f is not None and f.missing and ev.errors.empty and (ev.blocked or ev.ended_from_outside()):
+    if (
+        f is not None
+        and f.missing
+        and (ev.blocked or ev.ended_from_outside())
+        and (ev.errors.empty or _never_up(node, ev))
+    ):
         return "session_blocked", None
     if (f is None or f.missing or node in ev.silent or f.ending in ("killed", "mid-run")) and (
         notice := _outside_notice(node, ev)
@@ -105,6 +110,21 @@ def _outside_notice(node: str, ev: Case) -> tuple[str, str | None] | None:
         return None
     first = named.sort_values("ts").iloc[0]
     return str(first["category"]), first.get("pattern_id")
+
+
+def _never_up(node: str, ev: Case) -> bool:
+    """Did ``node`` (no log here) never come up: no task ever trained, and every peer that
+    names it first did so at start-up (its port refused them from their first try)? Then the
+    job waited for it at start-up rather than lost it."""
+    if ev.phases is None or any(
+        ev.phases.furthest(n) in ("training", "checkpoint", "finished") for n in ev.facts
+    ):
+        return False
+    against = ev.blames[(ev.blames["blamed"] == node) & ~ev.blames["self"].astype(bool)]
+    if against.empty:
+        return False
+    first = against.sort_values("ts").drop_duplicates("victim", keep="first")
+    return bool(first["early"].all())
 
 
 def _only_waited_for(node: str, ev: Case) -> bool:
