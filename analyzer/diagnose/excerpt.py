@@ -91,7 +91,7 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
     pool, level = (errors, "error") if not errors.empty else (warnings, "warning")
     if pool.empty:
         return None, ""
-    pool = _order(pool)
+    pool = _order(_with_what(pool))
     # a start-up wait that failed outright (a barrier or reservation timed out) is the cause;
     # one that only logs that it still waits yields to anything that failed
     not_specific = GENERIC | WAITS if level == "warning" else GENERIC
@@ -107,6 +107,33 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
         if mask.any():
             return pool[mask].iloc[0], why
     return pool.iloc[0], "start-up wait (nothing else failed)"
+
+
+def _with_what(pool: pd.DataFrame) -> pd.DataFrame:
+    """An uncaught C++ exception's abort read with its ``what():`` line.
+
+    libstdc++'s verbose terminate handler prints ``terminate called after throwing an instance
+    of 'T'`` and then ``  what():  <message>`` on the next line: the abort is how the task died,
+    the message is why. When a rule found a cause on that what() line, the abort's own finding
+    (a bare crash) steps aside for it, so the crash is read as what the message says."""
+    needed = {"pattern_id", "line_no", "message"}
+    if pool.empty or not needed <= set(pool.columns):
+        return pool
+    aborts = pool[pool["pattern_id"].astype(str) == "process.terminate_called"]
+    if aborts.empty:
+        return pool
+    what = pool[pool["message"].astype(str).str.lstrip().str.startswith("what():")]
+    if what.empty:
+        return pool
+    file_col = "file" if "file" in pool.columns else None
+    seen = {(row[file_col] if file_col else None, row["line_no"]) for _, row in what.iterrows()}
+    drop = [
+        idx
+        for idx, row in aborts.iterrows()
+        if not pd.isna(row["line_no"])
+        and (row[file_col] if file_col else None, row["line_no"] + 1) in seen
+    ]
+    return pool.drop(index=drop) if drop else pool
 
 
 def _blamed(row_id: Any, node: str, ev: Case) -> tuple[str | None, str | None]:
