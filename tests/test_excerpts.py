@@ -48,8 +48,9 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: watchdog's stack), ``fresh7`` 22/26 (a collective group-size mismatch). The NCCL watchdog's
 #: timeout is ``deadline_exceeded`` now (the taxonomy's words), so four ``fresh`` rows that had
 #: labelled it ``collective_error`` were relabelled, each with a note; ``fresh`` stays 45/48.
-#: ``fresh10`` was 18/31 and 8/13 untouched before the fresh9 fixes
-#: (measurements/fresh10-untouched-before-fix9.txt).
+#: ``fresh10`` was 18/31 and 8/13 untouched, before and after the fresh9 fixes, which never saw
+#: it (measurements/fresh10-untouched*.txt); its floor is that figure until rules are written for
+#: its misses; ``all`` is 425/458 and 178/184 with it.
 MIN_EXCERPTS = 642
 MIN_BENIGN = 184
 MIN_RECALL = {
@@ -64,7 +65,7 @@ MIN_RECALL = {
     "fresh8": 0.85,
     "fresh9": 1.00,
     "fresh10": 0.58,
-    "all": 0.90,
+    "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -78,7 +79,7 @@ MIN_BENIGN_CLEAN = {
     "fresh8": 1.00,
     "fresh9": 1.00,
     "fresh10": 0.61,
-    "all": 0.95,
+    "all": 0.96,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
