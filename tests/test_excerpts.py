@@ -49,8 +49,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: timeout is ``deadline_exceeded`` now (the taxonomy's words), so four ``fresh`` rows that had
 #: labelled it ``collective_error`` were relabelled, each with a note; ``fresh`` stays 45/48.
 #: ``fresh10`` was 18/31 and 8/13 untouched, before and after the fresh9 fixes, which never saw
-#: it (measurements/fresh10-untouched*.txt); its floor is that figure until rules are written for
-#: its misses; ``all`` is 425/458 and 178/184 with it.
+#: it (measurements/fresh10-untouched*.txt); its floor is the figure after general rules from the
+#: emitting programs' templates were added for its misses (27/31, 11/13;
+#: measurements/all-after-fresh10-fixes.txt), and ``all`` rose with it (425/458 -> 434/458,
+#: 178/184 -> 181/184). A bare ``Killed`` stays node_crash (the taxonomy's words), so the
+#: pastes labelled oom for one stay misses, as do a thread's traceback after a finished run, a
+#: ps-lite check failed at exit and a run whose log shows no failure.
 MIN_EXCERPTS = 642
 MIN_BENIGN = 184
 MIN_RECALL = {
@@ -64,8 +68,8 @@ MIN_RECALL = {
     "fresh7": 0.84,
     "fresh8": 0.85,
     "fresh9": 1.00,
-    "fresh10": 0.58,
-    "all": 0.92,
+    "fresh10": 0.87,
+    "all": 0.94,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -78,8 +82,8 @@ MIN_BENIGN_CLEAN = {
     "fresh7": 1.00,
     "fresh8": 1.00,
     "fresh9": 1.00,
-    "fresh10": 0.61,
-    "all": 0.96,
+    "fresh10": 0.84,
+    "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.

@@ -81,6 +81,7 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
         & findings["category"].notna()
         & (findings["category"] != "none")
     ]
+    own = _without_echoes(own, findings[findings["node"].astype(str) == node])
     if "level" in own.columns:  # a broad general word (a timeout...) on an INFO line is not
         broad = own["pattern_id"].astype(str).str.startswith(FALLBACK_PREFIX) & own[
             "category"
@@ -107,6 +108,48 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
         if mask.any():
             return pool[mask].iloc[0], why
     return pool.iloc[0], "start-up wait (nothing else failed)"
+
+
+def _without_echoes(own: pd.DataFrame, node_findings: pd.DataFrame) -> pd.DataFrame:
+    """Drop the lines that only repeat a harmless record's exception, or that continue a
+    wrapped exception whose cause a rule found on its next line.
+
+    - A logger that is given an exception prints its message ending with the exception's
+      text (``WARN ...: FAILED ...: java.net.BindException: Address already in use``) and then
+      the exception again with its stack (``java.net.BindException: Address already in use``).
+      When a benign rule claimed the record, the echo on the next line is the same record.
+    - An exception whose message a terminal wrapped or a paste split (``RuntimeError: [enforce
+      fail at .../device.cc:84]`` then ``  ifa != nullptr. Unable to find address for: ...``):
+      an unknown exception's bare crash (``fallback.python.exception``) steps aside for the
+      cause a rule found on the indented line right after it.
+    """
+    needed = {"line_no", "message", "pattern_id"}
+    if own.empty or not needed <= set(node_findings.columns):
+        return own
+    file_col = "file" if "file" in node_findings.columns else None
+
+    def key(row: pd.Series, delta: int = 0) -> tuple[Any, Any]:
+        return (row[file_col] if file_col else None, row["line_no"] + delta)
+
+    benign = node_findings[node_findings["benign"].fillna(False).astype(bool)]
+    said = {key(row): str(row["message"]) for _, row in benign.iterrows()}
+    specific_next = {
+        key(row)
+        for _, row in own.iterrows()
+        if not str(row["pattern_id"]).startswith(FALLBACK_PREFIX)
+        and str(row["message"])[:1] in (" ", "\t")
+    }
+    drop = []
+    for idx, row in own.iterrows():
+        if pd.isna(row["line_no"]):
+            continue
+        text = str(row["message"]).strip()
+        before = said.get(key(row, -1))
+        echo = before is not None and len(text) >= 20 and before.rstrip().endswith(text)
+        wrapped = row["pattern_id"] == "fallback.python.exception" and key(row, 1) in specific_next
+        if echo or wrapped:
+            drop.append(idx)
+    return own.drop(index=drop) if drop else own
 
 
 def _with_what(pool: pd.DataFrame) -> pd.DataFrame:
