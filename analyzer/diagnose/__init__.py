@@ -144,9 +144,7 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     phases = node_phases(timeline, columns.ts, progress)
-    kept = drop_transient_waits(
-        blames, facts, phases.serving(), phases.joined(), phases.started()
-    )
+    kept = drop_transient_waits(blames, facts, phases.serving(), phases.joined(), phases.started())
     retries = blames["row"][
         ~blames["row"].isin(kept["row"]) & (blames["category"] != "session_blocked")
     ]

@@ -69,8 +69,10 @@ def detect_hang(
         return None  # no node ever reported a step: a start-up problem, not a stalled training
     outside = outside_end(ev, timeline)
     finished = {n for n in every.index if ev.phases.finished(n) is not None}
-    if finished and not _left_behind(every, finished, outside) and not _held_at_exit(
-        every, finished, outside
+    if (
+        finished
+        and not _left_behind(every, finished, outside)
+        and not _held_at_exit(every, finished, outside)
     ):
         return None  # training finished: what came after is not a stall of training
     tasks = {n for n in ev.facts if n not in outside.sources and not ev.facts[n].missing}
