@@ -471,3 +471,29 @@ def ctl_checkpoints(tf, log: logging.Logger, args, w, b, index, job, evaluate) -
         log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
         time.sleep(args.step_sleep)
     log.info("all checkpoints written")
+
+
+def no_read_ahead(tf, ds, args):
+    """``ds`` with auto-sharding off (every worker reads its own data) and, when the storage
+    hook slows or blocks a read, no prefetching past it (the hook must hit the step it names)."""
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    if args.slow_sleep or args.block_at_step:  # no read-ahead past the storage hook
+        options.autotune.enabled = False
+        options.experimental_optimization.inject_prefetch = False
+    return ds.with_options(options)
+
+
+def ctl_train(tf, log: logging.Logger, args, run, it) -> None:
+    """The custom loop's steps: ``run(it)`` per step, the OOM knob at its step, one progress
+    line per step (``step N/M loss L (T s)``), the pause between steps, the goodbye."""
+    for step in range(1, args.steps + 1):
+        if args.oom_at_step and step == args.oom_at_step:
+            big_allocation(tf, log, step, args.oom_mb)
+        t0 = time.monotonic()
+        loss = run(it)
+        log.info(
+            "step %d/%d loss %.4f (%.3f s)", step, args.steps, float(loss), time.monotonic() - t0
+        )
+        time.sleep(args.step_sleep)
+    log.info("training finished after %d steps", args.steps)

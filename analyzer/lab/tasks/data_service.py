@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
@@ -114,12 +113,7 @@ def main() -> None:
             args.processing_mode,
         )
         ds = _common.storage_reads(tf, ds, args, replicas)
-        options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
-        if args.slow_sleep or args.block_at_step:  # no read-ahead past the storage hook
-            options.autotune.enabled = False
-            options.experimental_optimization.inject_prefetch = False
-        return ds.with_options(options)
+        return _common.no_read_ahead(tf, ds, args)
 
     if args.feature_dim != 32:
         log.info("input pipeline: %d features per example", args.feature_dim)
@@ -128,16 +122,7 @@ def main() -> None:
     if args.memory_limit_mb:
         _common.limit_memory(log, args.memory_limit_mb)
 
-    for step in range(1, args.steps + 1):
-        if args.oom_at_step and step == args.oom_at_step:
-            _common.big_allocation(tf, log, step, args.oom_mb)
-        t0 = time.monotonic()
-        loss = train_step(it)
-        log.info(
-            "step %d/%d loss %.4f (%.3f s)", step, args.steps, float(loss), time.monotonic() - t0
-        )
-        time.sleep(args.step_sleep)
-    log.info("training finished after %d steps", args.steps)
+    _common.ctl_train(tf, log, args, train_step, it)
     if args.ckpt_dir and args.ckpt_rounds:
         _common.ctl_checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
 

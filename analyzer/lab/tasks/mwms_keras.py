@@ -60,12 +60,7 @@ def main() -> None:
             log.info("input pipeline: features decoded as %s", args.feed_dtype)
             ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
         ds = _common.storage_reads(tf, ds, args, replicas)
-        options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
-        if args.slow_sleep or args.block_at_step:  # no read-ahead past the storage hook
-            options.autotune.enabled = False
-            options.experimental_optimization.inject_prefetch = False
-        return ds.with_options(options)
+        return _common.no_read_ahead(tf, ds, args)
 
     if args.feature_dim != 16:
         log.info("model input: %d features", args.feature_dim)

@@ -73,16 +73,7 @@ def main() -> None:
     if args.memory_limit_mb:
         _common.limit_memory(log, args.memory_limit_mb)
 
-    for step in range(1, args.steps + 1):
-        if args.oom_at_step and step == args.oom_at_step:
-            _common.big_allocation(tf, log, step, args.oom_mb)
-        t0 = time.monotonic()
-        loss = run(it)
-        log.info(
-            "step %d/%d loss %.4f (%.3f s)", step, args.steps, float(loss), time.monotonic() - t0
-        )
-        time.sleep(args.step_sleep)
-    log.info("training finished after %d steps", args.steps)
+    _common.ctl_train(tf, log, args, run, it)
     if args.ckpt_dir and args.ckpt_rounds:
         _common.ctl_checkpoints(tf, log, args, w, b, index, job, lambda: train_step(it))
     if args.save_h5:
