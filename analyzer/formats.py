@@ -696,7 +696,8 @@ def _shape_template_ids(
     """A number per row, equal for two rows exactly when their :func:`templates` are equal,
     and the template of each number; given each row's digit shape (``group``: its index in
     ``shapes``, the distinct shapes). ``text_of(positions)`` gives the text of those rows.
-    One row of each shape is masked, and each row of a shape that names a task."""
+    One row of each shape is masked, and one row of each shape and kept task number
+    (:func:`_task_classes`) where the shape names a task."""
     present = np.zeros(len(shapes), dtype=bool)
     present[group] = True
     first = np.empty(len(shapes), dtype=np.int64)
@@ -704,15 +705,65 @@ def _shape_template_ids(
     kinds = np.flatnonzero(present)
     named_shape = _bool(pc.match_substring_regex(shapes, _SHAPE_NAMES_TASK))
     named = np.flatnonzero(named_shape[group])
-    both = np.r_[first[kinds], named].astype(np.int64)
+    task_class, representatives = _task_classes(text_of, named, group[named])
+    both = np.r_[first[kinds], named[representatives]].astype(np.int64)
     masked = _masked(pc.fill_null(text_of(both), "").cast(pa.large_string()))
     encoded = pc.dictionary_encode(masked)
     ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     of_shape = np.full(len(shapes), -1, dtype=np.int64)
     of_shape[kinds] = ids[: len(kinds)]
     out = of_shape[group]
-    out[named] = ids[len(kinds) :]
+    out[named] = ids[len(kinds) :][task_class]
     return out, encoded.dictionary
+
+
+_KEPT_NUMBERS = re.compile(_TEMPLATE_MASK.encode())  # bytes: ASCII \w, \d and \b, as RE2's
+
+
+def _kept_digits(line: bytes) -> np.ndarray:
+    """Byte positions of the digits :data:`_TEMPLATE_MASK` keeps in ``line`` (a task's name)."""
+    spans = [m.span(1) for m in _KEPT_NUMBERS.finditer(line) if m.start(1) >= 0]
+    return np.array(
+        [i for a, b in spans for i in range(a, b) if 48 <= line[i] < 58], dtype=np.int64
+    )
+
+
+def _task_classes(text_of, rows: np.ndarray, shape: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ``rows`` of shapes that name a task (``shape``: each one's), a class per row and
+    a representative (index into ``rows``) per class: two rows of one shape whose digits are
+    equal where :data:`_TEMPLATE_MASK` keeps a task's number have equal templates (rows of one
+    shape have their digits at the same bytes and equal bytes elsewhere, and the expression
+    only tells a digit, a ``0`` and the rest apart). So the slow, exact masking runs on one
+    row per class, not on every row that names a task (a crash loop's thousands)."""
+    n = len(rows)
+    cls = np.arange(n, dtype=np.int64)
+    if n == 0:
+        return cls, cls
+    text = pc.fill_null(text_of(rows), "").cast(pa.large_string())
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
+    data = text.buffers()[2]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    sizes = np.diff(offsets)
+    order = np.argsort(shape, kind="stable")
+    bounds = np.r_[0, np.flatnonzero(np.diff(shape[order])) + 1, n]
+    representatives: list[int] = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        members = order[a:b]
+        head = int(members[0])
+        if (sizes[members] != sizes[head]).any():  # not one shape after all: each its own
+            cls[members] = len(representatives) + np.arange(len(members))
+            representatives.extend(members.tolist())
+            continue
+        kept = _kept_digits(raw[offsets[head] : offsets[head + 1]].tobytes())
+        if not len(kept):
+            cls[members] = len(representatives)
+            representatives.append(head)
+            continue
+        picked = raw[offsets[members][:, None] + kept]
+        _, at, inverse = np.unique(picked, axis=0, return_index=True, return_inverse=True)
+        cls[members] = len(representatives) + inverse.ravel()
+        representatives.extend(members[at].tolist())
+    return cls, np.asarray(representatives, dtype=np.int64)
 
 
 def _digit_shapes(text: pa.LargeStringArray) -> pa.LargeStringArray | None:

@@ -116,6 +116,33 @@ def test_templates_by_shape_equal_the_re2_masking_where_lines_repeat():
             assert templates(part).to_pylist() == _templates_by_re2(part).to_pylist()
 
 
+def test_lines_naming_a_task_are_masked_once_per_task_not_once_per_line(monkeypatch):
+    """A crash loop repeats a line that names a task thousands of times with new times: the
+    exact masking (which keeps the task's number) runs on one line per shape and task."""
+    import analyzer.formats as formats
+
+    masked_rows: list[int] = []
+    real = formats._masked
+
+    def counting(text):
+        masked_rows.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(formats, "_masked", counting)
+    rnd = np.random.default_rng(3)
+    values = [
+        f"W0000 00:00:17953{rnd.integers(10**5):05d}.{rnd.integers(10**6):06d} 29125 "
+        f"Error reported from /job:worker/replica:0/task:{rnd.integers(1, 3)}: unhealthy"
+        for _ in range(4000)
+    ]
+    array = pa.array(values, pa.large_string())
+    out = templates(array)
+    assert out.to_pylist() == _templates_by_re2(array).to_pylist()
+    assert len(set(out.to_pylist())) == 2
+    shapes = len({formats._digit_shapes(array.slice(i, 1))[0].as_py() for i in range(4000)})
+    assert sum(masked_rows) <= 3 * shapes < 4000  # a line per shape, one per shape and task
+
+
 def test_a_condensed_parse_is_the_same_whether_it_shapes_the_file_or_not(monkeypatch):
     """Where most lines are candidates the condensed parse hashes each line's digit shape once
     for the whole file; the events it keeps and their counts are those of masking each line."""
