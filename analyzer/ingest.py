@@ -81,6 +81,9 @@ class NodeInfo:
     cluster: dict[str, list[str]] | None = None
     address: str | None = None
     lines: int = 0
+    #: two or more different logs whose contents say they are this task and whose file names
+    #: do not tell them apart (two tasks given one index): the first file of each
+    twins: list[str] = field(default_factory=list)
 
     @property
     def missing(self) -> bool:
@@ -206,7 +209,8 @@ def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
     return out
 
 
-def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
+def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, list[str]]:
+    """Give each stream its node; returns the twins :func:`_separate_twins` could not part."""
     clusters = [s.facts.cluster for s in streams if s.facts.cluster]
     by_piece: dict[tuple, list[_Stream]] = defaultdict(list)
     for s in streams:
@@ -223,7 +227,7 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
             for s in pieces:
                 if not s.node:
                     s.node, s.identity = next(iter(told)), "content"
-    _separate_twins(streams, by_piece, problems)
+    twins = _separate_twins(streams, by_piece, problems)
     for s in streams:
         by_name = s.hint.node
         if s.node and by_name and s.node != by_name:
@@ -240,15 +244,18 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> None:
             stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
             # a colon is for ``job:index``: a file stem never looks like one (``x:²``, ``host:22``)
             s.node, s.identity = stem.replace("!", "/").replace(":", "_"), "stem"
+    return twins
 
 
 def _separate_twins(
     streams: list[_Stream], by_piece: dict[tuple, list[_Stream]], problems: list[Problem]
-) -> None:
+) -> dict[str, list[str]]:
     """Two different logs whose contents claim one task: two tasks were given one task index.
 
     A log among them whose file name names another task no log claims is read as that task
     (its TF_CONFIG then disagrees with it, which the diagnosis reports); said as a problem.
+    Returns, per task, the first file of each log that still claims it where two or more do
+    (no file name told them apart: ``host-a/worker.out`` and ``host-b/worker.out``).
     """
     logs_of: dict[str, list[tuple]] = defaultdict(list)
     for key, pieces in by_piece.items():
@@ -273,6 +280,16 @@ def _separate_twins(
                     f"{by_name}: read as {by_name} (two tasks were given one task index?)",
                 )
             )
+    twins: dict[str, list[str]] = {}
+    for node, keys in logs_of.items():
+        left = sorted(
+            min(s.parsed.source.name for s in by_piece[key])
+            for key in keys
+            if any(s.node == node for s in by_piece[key])
+        )
+        if len(left) >= 2:
+            twins[node] = left
+    return twins
 
 
 #: Events per batch of a streamed ingest (``ingest(output=...)``).
@@ -395,7 +412,7 @@ class _Plan:
                 streams.append(stream)
             if spill is not None:
                 p.parsed.table = None  # type: ignore[assignment]  # its pieces are spilled
-        _decide_nodes(streams, problems)
+        twins = _decide_nodes(streams, problems)
 
         nodes: dict[str, NodeInfo] = {}
         ordered = sorted(streams, key=lambda s: (s.node, -s.hint.rotation, s.parsed.source.name))
@@ -420,6 +437,7 @@ class _Plan:
             info.address = info.address or s.facts.address
             if s.identity == "content":
                 info.identity = "content"
+            info.twins = twins.get(info.node, [])
         return cls(ordered, infos, nodes, problems, skipped)
 
     def rows(

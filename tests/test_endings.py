@@ -114,3 +114,43 @@ def test_the_one_log_without_a_goodbye_among_clean_ones_was_cut_off_at_start_up_
 def test_when_a_peer_also_ends_without_a_goodbye_the_client_is_not_singled_out(tmp_path: Path):
     run = changed_run(CLIENT_KILLED_AT_START, tmp_path, "worker-0.log.gz", without("shutting down"))
     assert (run.root_cause.node, run.root_cause.category) != ("client:0", "node_crash")
+
+
+CHIEF_KILLED_SAVING = LAB / "pss_sharded" / "kill-chief-checkpoint-slurm"
+
+
+def test_the_one_trainer_without_a_goodbye_after_its_training_finished_died():
+    """pss_sharded: the chief said 'training finished', began its last checkpoint and was
+    killed; every other log ends cleanly: it died saving."""
+    run = analyzer.load(CHIEF_KILLED_SAVING, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+
+
+def test_a_log_that_ends_with_its_training_finished_line_was_not_cut_off(tmp_path: Path):
+    def edit(text: str) -> str:  # the chief's log up to its 'training finished' line
+        return text[: text.index("\n", text.index("training finished after")) + 1]
+
+    run = changed_run(CHIEF_KILLED_SAVING, tmp_path, "slurm-4218.0.out", edit)
+    assert run.root_cause.category == "none"
+
+
+HEARTBEAT_ONLY = LAB / "estimator_mwms" / "stall_notimeout-chief-training-host"
+
+
+def test_a_heartbeat_deadline_is_not_the_waits_own():
+    """estimator_mwms: the chief frozen with no operation timeout; the workers' coordination
+    agents time out on their heartbeats to it (TF 2.15's 'while calling
+    /tensorflow.CoordinationService/Heartbeat'), but their steps wait on until the launcher
+    ends the job: a hang, not a deadline that fired."""
+    run = analyzer.load(HEARTBEAT_ONLY, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "hang")
+
+
+def test_the_same_deadline_on_another_call_is_a_deadline_that_fired(tmp_path: Path):
+    folder = tmp_path / "run"
+    shutil.copytree(HEARTBEAT_ONLY, folder)
+    for name in ("host-b/worker.out", "host-c/worker.out"):
+        log = folder / name
+        log.write_text(log.read_text().replace("CoordinationService/Heartbeat", "Worker/Recv"))
+    run = analyzer.load(folder, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "deadline_exceeded")

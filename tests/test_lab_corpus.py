@@ -74,8 +74,9 @@ KNOWN_WRONG: dict[str, str] = {
     # untouched.txt), then tuned on (start-up retries, a server holding finished trainers, a
     # server that never came up; see protocol.json): these remain.
     "data_service/block-worker-training-pod": (
-        "says dispatcher:0 / node_crash (0.91): worker:1 frozen inside a synchronous step; the "
-        "dispatcher's log, a server's, ends after start-up and is taken for a death"
+        "not decidable from these logs: worker:1 frozen inside a synchronous step; both trainers "
+        "stop at the same step and outlive the SIGTERM; says worker:0 / hang at low confidence, "
+        "naming worker:1 as almost as likely"
     ),
     "data_service/kill-data_worker-checkpoint-rotated": (
         "says worker:1 / coordination_failure (0.61): the killed data worker's log ends like a "
@@ -85,20 +86,11 @@ KNOWN_WRONG: dict[str, str] = {
         "says - / none (0.90): the trainers read through the service; no line says whose reads "
         "were slow"
     ),
-    "data_service/wrong_index-worker-startup-host": (
-        "says worker:1 / session_blocked: two trainers claim one index and the other one "
-        "cannot bind; the node is right, but which TF_CONFIG is wrong is not in the lines"
-    ),
     "dtensor/kill-worker-startup-slurm": (
         "says worker:1 / coordination_failure (0.91): killed before its first step, it is known "
         "to its peers only by the coordination service's 'stopped sending heartbeats', the same "
         "lines a frozen client leaves (compare dtensor/stall_notimeout-worker-training-gz); no "
         "closed connection tells a kill here"
-    ),
-    "pss_sharded/kill-chief-checkpoint-slurm": (
-        "says - / none (0.90): the chief was killed saving its last checkpoint after it logged "
-        "'training finished'; every other task ended cleanly and nothing failed after it, so its "
-        "log only lacks a goodbye (a ps's log often does too in a healthy job)"
     ),
     "pss_sharded/throttle-worker-training-pod": (
         "says - / straggler (0.30): PSS workers log no steps; only the chief's step times grow, "
@@ -112,11 +104,6 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:1 / coordination_failure: killed at start-up, it is known to its peers only "
         "by the coordination service's heartbeat check, as a frozen task would be (as "
         "dtensor/kill-worker-startup-slurm)"
-    ),
-    "estimator_mwms/stall_notimeout-chief-training-host": (
-        "says chief:0 / deadline_exceeded: the peers' heartbeats to the frozen chief time out, "
-        "yet the job waits on until the launcher ends it; the lab records that as a hang; the "
-        "node is right"
     ),
     "estimator_mwms/straggler-worker-training-slurm": (
         "says - / none: synchronous steps take the same time everywhere; no line says whose "

@@ -156,3 +156,44 @@ def test_a_notice_naming_no_task_of_the_cluster_moves_nothing(tmp_path: Path):
 
     run = changed_run(CLIENT_PREEMPT, tmp_path, "launcher.log", about_a_stranger)
     assert run.root_cause.category != "preemption"
+
+
+TWINS = Path(__file__).resolve().parent / "corpus" / "lab" / "data_service"
+
+
+def test_two_logs_that_claim_one_task_with_one_task_unlogged_name_that_task():
+    """data_service: worker:1 was started with worker:0's index; the two logs are host-d/ and
+    host-e/worker.out, whose names tell no index. Both say worker:0; worker:1 left no log:
+    worker:1 was the task given the wrong index."""
+    run = analyzer.load(TWINS / "wrong_index-worker-startup-host", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "cluster_spec_mismatch")
+    said = " ".join(e.why for e in run.root_cause.evidence)
+    assert "host-d/worker.out" in said and "host-e/worker.out" in said
+
+
+def test_with_one_of_the_two_logs_gone_there_is_no_twin(tmp_path: Path):
+    folder = tmp_path / "run"
+    shutil.copytree(TWINS / "wrong_index-worker-startup-host", folder)
+    shutil.rmtree(folder / "host-d")
+    run = analyzer.load(folder, condensed=True)
+    assert run.root_cause.category != "cluster_spec_mismatch"
+    assert not any("all say they are" in m for m in run.diagnosis.consistency)
+
+
+BLOCKED = TWINS / "block-worker-training-pod"
+
+
+def test_errors_after_the_stop_naming_a_task_it_stopped_are_its_doing():
+    """data_service: a trainer frozen in a step; the launcher SIGTERMs every task; the
+    dispatcher, a server whose log ended after start-up, exits on it and the trainers that
+    still call it are refused. Those refusals follow the stop: the dispatcher is no culprit."""
+    run = analyzer.load(BLOCKED, condensed=True)
+    assert run.root_cause.node != "dispatcher:0"
+    assert run.root_cause.category == "hang"
+    assert any(n.startswith("Stop: ") for n in run.diagnosis.notes)
+
+
+def test_without_the_launchers_stop_line_the_refusals_name_the_dispatcher(tmp_path: Path):
+    run = changed_run(BLOCKED, tmp_path, "launcher.log", without("SIGTERM"))
+    assert not any(n.startswith("Stop: ") for n in run.diagnosis.notes)
+    assert run.root_cause.node == "dispatcher:0"

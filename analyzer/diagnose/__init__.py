@@ -50,6 +50,7 @@ module whose result goes into :class:`~analyzer.diagnose.case.Case` and the scor
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,7 +83,7 @@ from analyzer.diagnose.phases import (
 )
 from analyzer.diagnose.scoring import _rank
 from analyzer.diagnose.silence import detect_blocked, detect_silence
-from analyzer.diagnose.stall import find_stall, outside_end, stall_diagnosis
+from analyzer.diagnose.stall import OutsideEnd, find_stall, is_task, outside_end, stall_diagnosis
 from analyzer.diagnose.verdict import (
     _anchor_clock_notes,
     _finish,
@@ -199,6 +200,15 @@ def gather(
             "and every log ended cleanly: a late start the job got over, not a failure."
         )
         blames = blames[~(blames["blamed"].isin(late) & (blames["category"] == "session_blocked"))]
+    end = outside_end(SimpleNamespace(facts=facts), timeline)
+    after_stop = _after_the_stop(blames, end)
+    if len(after_stop):
+        notes.append(
+            f"Stop: {len(after_stop):,} error(s) logged after {', '.join(sorted(end.sources))} "
+            "stopped the job name tasks that stop ended: its doing, not failures."
+        )
+        errors = errors[~errors.index.isin(after_stop)]
+        blames = blames[~blames["row"].isin(after_stop)]
     clock = estimate_clock_offsets(facts, blames)
     for node, offset in anchored.offsets.items():  # (the offsets in all: the anchors' too)
         clock.by_anchors[node] = offset
@@ -227,14 +237,32 @@ def gather(
         noise=len(noise),
     )
     case._memo["symptom_times"] = symptoms
+    case._memo["outside_end"] = end
     case._memo["timeline"] = timeline  # (a reference: shared_files reads the lines of a path)
     case._memo["progress"] = progress  # (both on the clocks aligned above)
-    end = outside_end(case, timeline)
     case.told_to_stop, case.unresponsive = end.stopped, end.unresponsive
     for label, text in zip(end.rows, end.texts, strict=True):
         if label in timeline.index:
             case.end_lines.setdefault(text, timeline.loc[label].to_dict())
     return case
+
+
+def _after_the_stop(blames: pd.DataFrame, end: OutsideEnd) -> list:
+    """Rows of the errors a task logged at or after an outside party's first stop line that
+    name a task that stop ended (a dispatcher that exited on the SIGTERM, refusing the
+    trainers that still called it): the stop's doing, not a failure it reveals."""
+    if blames.empty or end.time is None or pd.isna(end.time) or not end.stopped:
+        return []
+    peer = blames[~blames["self"].astype(bool)]
+    hit = (
+        peer["blamed"].isin(end.stopped).to_numpy(dtype=bool)
+        & peer["victim"].map(lambda v: is_task(str(v))).to_numpy(dtype=bool)
+        & (_utc(peer["ts"]) >= end.time).to_numpy(dtype=bool)
+    )
+    rows = set(peer["row"][hit])
+    # (a row that also names a task the stop did not end stays)
+    rows -= set(blames["row"][blames["row"].isin(rows) & ~blames["blamed"].isin(end.stopped)])
+    return sorted(rows)
 
 
 def diagnose(

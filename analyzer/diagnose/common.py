@@ -47,7 +47,7 @@ NOT_TRAINERS = ("ps", "evaluator")
 TIMED_OUT_RE = r"DEADLINE_EXCEEDED|DeadlineExceeded|[Dd]eadline [Ee]xceeded|timed out"
 #: gRPC's note of which call failed, when it was the coordination agent's heartbeat: a timeout
 #: of the coordination service's own liveness check, not of the job's work
-HEARTBEAT_RPC_RE = r"RPC: /tensorflow\.CoordinationService/Heartbeat"
+HEARTBEAT_RPC_RE = r"(?:RPC: |calling )/tensorflow\.CoordinationService/Heartbeat"
 #: Substrings of the lines this module reads beyond the rules' matches (for a condensed ingest).
 KEYWORDS = (
     "remote target",

@@ -104,6 +104,31 @@ def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
                 )
 
 
+def _check_twins(facts: dict[str, Facts], out: Consistency) -> None:
+    """Two different logs that both say they are one task, while another task of its job has
+    no log at all: that task was started with the first one's index (its TF_CONFIG, or
+    whatever gave it its identity, is the wrong one). Said only when exactly one task of the
+    job is without a log: with more, which one it was is not in the lines."""
+    for node, f in sorted(facts.items(), key=lambda kv: _node_order(kv[0])):
+        if len(f.twins) < 2 or ":" not in node:
+            continue
+        job = node.partition(":")[0]
+        absent = [
+            n
+            for n, g in facts.items()
+            if g.missing and n.partition(":")[0] == job and n not in out.claims
+        ]
+        if len(absent) != 1:
+            continue
+        other = absent[0]
+        out.spec_outliers.add(other)
+        out.claims[other] = node
+        out.messages.append(
+            f"{len(f.twins)} different logs ({', '.join(f.twins)}) all say they are {node}, "
+            f"and {other} left none: {other} was probably started with {node}'s task index."
+        )
+
+
 def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
     """Two tasks on one address, within any one node's cluster spec."""
     for f in sorted(facts.values(), key=lambda f: _node_order(f.node)):
@@ -182,6 +207,7 @@ def check_consistency(facts: dict[str, Facts]) -> Consistency:
     """Step 3: cluster specs, shared addresses and versions compared across nodes."""
     out = Consistency()
     _check_specs(facts, out)
+    _check_twins(facts, out)
     _check_addresses(facts, out)
     _check_versions(facts, out)
     _check_builds(facts, out)

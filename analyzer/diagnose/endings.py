@@ -4,7 +4,8 @@ planned end apart from the log's last lines and its peers' (one function a signa
 - :func:`stopped_short`: the log stops short of the step count it runs to, in a job nobody
   finished;
 - :func:`cut_off`: it stops mid-training (or, the only one so, at any phase) with no goodbye
-  while its peers' logs end cleanly and no node finished;
+  while its peers' logs end cleanly and no node finished; or, the only one so, after its own
+  training finished;
 - :func:`never_finished`: it stops mid-run while its peers said their training finished
   (asynchronous training goes on without it);
 - :func:`gone_before_stop`: the stop that ended the job named the other tasks, not it;
@@ -52,13 +53,15 @@ def stopped_short(ev: Case) -> dict[str, tuple[float, float]]:
 
 
 def cut_off(ev: Case) -> set[str]:
-    """Nodes whose log ends mid-run without a goodbye, in a job no node finished and nobody
-    stopped from outside, while a peer's log ends cleanly: the peers said goodbye, it did not.
-    A node in the training phase died while it trained; a node at an earlier phase counts when
-    it is the only log that ends so and every other log ends cleanly (its peers were told to
-    stop after it went: a client of servers that only serve, killed at start-up). (Not by time:
+    """Nodes whose log ends mid-run without a goodbye, in a job nobody stopped from outside,
+    while a peer's log ends cleanly: the peers said goodbye, it did not. In a job no node
+    finished, a node in the training phase died while it trained; a node at an earlier phase
+    counts when it is the only log that ends so and every other log ends cleanly (its peers
+    were told to stop after it went: a client of servers that only serve, killed at start-up).
+    In a job that finished, a trainer (not a ps or an evaluator) that said its own training
+    finished counts when it is that only log: it died saving or shutting down. (Not by time:
     a server's goodbye often carries no time of its own.)"""
-    if ev.phases is None or ev.phases.end is not None or ev.ended_from_outside():
+    if ev.phases is None or ev.ended_from_outside():
         return set()
     if not any(f.ending == "clean" for f in ev.facts.values()):
         return set()
@@ -70,12 +73,25 @@ def cut_off(ev: Case) -> set[str]:
         and n not in ev.outside
         and n not in ev.told_to_stop
     }
-    training = {n for n in cut if ev.phases.furthest(n) == "training"}
-    if training:
-        return training
+    if ev.phases.end is None:
+        training = {n for n in cut if ev.phases.furthest(n) == "training"}
+        if training:
+            return training
     others = [f for n, f in ev.facts.items() if n not in cut]
-    if len(cut) == 1 and others and all(f.ending == "clean" for f in others):
-        return cut  # (a task with no log here has no clean end: it may be the cause)
+    if len(cut) != 1 or not others or not all(f.ending == "clean" for f in others):
+        return set()  # (a task with no log here has no clean end: it may be the cause)
+    (node,) = cut
+    if ev.phases.end is None:
+        return cut
+    done = ev.phases.last.get(node, {}).get("finished")
+    last = ev.facts[node].last_time
+    if (
+        node.partition(":")[0] not in NOT_TRAINERS
+        and done is not None
+        and last is not None
+        and bool((t := _utc(pd.Series([done, last]))).iloc[0] < t.iloc[1])  # it went on
+    ):
+        return cut
     return set()
 
 

@@ -85,7 +85,11 @@ def _root_evidence(node: str, c: Candidate, category: str, ev: Case, rules: Any)
         lines.append(
             _evidence_line(node, f.exit_line, f"how {node} exited: {f.exit_info}", ev.clock)
         )
-    if category == "cluster_spec_mismatch" and f is not None:
+    twin = ev.consistency.claims.get(node) if f is not None and f.missing else None
+    if category == "cluster_spec_mismatch" and twin and (g := ev.facts.get(twin)) and g.twins:
+        why = next(m for m in ev.consistency.messages if f"and {node} left none" in m)
+        lines.append(_evidence_line(twin, g.tf_config_line, why, ev.clock))
+    elif category == "cluster_spec_mismatch" and f is not None:
         why = next(
             (m for m in ev.consistency.messages if m.startswith(node)), "its cluster spec differs"
         )

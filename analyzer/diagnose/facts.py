@@ -86,6 +86,7 @@ class Facts:
     task: dict | None = None  #: TF_CONFIG's own task entry
     task_source: str = "TF_CONFIG"  #: what said it (``DTENSOR_*`` for DTensor's variables)
     missing: bool = False
+    twins: list[str] = field(default_factory=list)  #: different logs that all say they are it
     tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
     uncaught: bool = False  #: the log ends with a Python traceback
     #: (C++ source file, message template) → the source line it was logged from: the same
@@ -267,6 +268,7 @@ def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
             if isinstance(info.tf_config, dict)
             else "TF_CONFIG",
             missing=info.missing,
+            twins=list(getattr(info, "twins", []) or []),
         )
     return facts
 

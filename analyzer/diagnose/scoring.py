@@ -142,10 +142,15 @@ def score_candidates(ev: Case) -> list[Candidate]:
         cand(node).add(2, f"its log stops mid-run at step {step:g} of {count:g}, with no goodbye")
     for node in ev.cut_off():
         where = "mid-training" if ev.phases.furthest(node) == "training" else "mid-run"
+        after = (
+            "no node finished training"
+            if ev.phases.end is None
+            else "it had said its training finished"
+        )
         cand(node).add(
             2,
             f"its log ends {where} with no goodbye, while its peers' logs go on to a clean "
-            "end and no node finished training",
+            f"end and {after}",
         )
     for node in ev.never_finished():
         cand(node).add(

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analyzer.diagnose.common import CLOSED_RE, TIMED_OUT_RE, _node_order, _utc, error_texts
+from analyzer.diagnose.common import (
+    CLOSED_RE,
+    HEARTBEAT_RPC_RE,
+    TIMED_OUT_RE,
+    _node_order,
+    _utc,
+    error_texts,
+)
 from analyzer.identity import task_name
 from analyzer.model import Diagnosis, Evidence, RootCause
 
@@ -94,7 +101,12 @@ def is_task(node: str) -> bool:
 
 
 def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
-    """The lines in which something outside the tasks ended the job (see :data:`OUTSIDE_END`)."""
+    """The lines in which something outside the tasks ended the job (see :data:`OUTSIDE_END`):
+    found once per case (``ev`` needs only its ``facts``; the gathering finds it before the
+    case is built)."""
+    memo = getattr(ev, "_memo", None)
+    if memo is not None and "outside_end" in memo:
+        return memo["outside_end"]
     from analyzer.diagnose.common import _contains
 
     out = OutsideEnd()
@@ -277,9 +289,13 @@ def _deadline_fired(stall: Stall, ev: Case) -> Stall:
         peers = peers[(_utc(peers["ts"]) >= stall.time).to_numpy(dtype=bool)]
     if peers.empty:
         return stall
-    timed_out = (peers["category"] == "deadline_exceeded") | error_texts(peers).str.contains(
-        TIMED_OUT_RE
-    )
+    texts = error_texts(peers)
+    timed_out = (peers["category"] == "deadline_exceeded") | texts.str.contains(TIMED_OUT_RE)
+    # (a heartbeat to the coordination service has a deadline of its own: its expiry says
+    # the frozen task stopped answering, not that the peers' own wait had a deadline)
+    timed_out &= ~texts.str.contains(HEARTBEAT_RPC_RE)
+    # (a step aborted by the coordination service carries the status of what aborted it)
+    timed_out &= peers["category"] != "coordination_failure"
     if not timed_out.any():
         return stall
     first = peers[timed_out.to_numpy(dtype=bool)].sort_values("ts", kind="stable").iloc[0]

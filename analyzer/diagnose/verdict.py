@@ -167,14 +167,19 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
     return bool(started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= waited)
 
 
-def _first_reactions(node: str, ev: Case, naming: bool = False) -> pd.DataFrame:
+def _first_reactions(
+    node: str, ev: Case, naming: bool = False, heartbeats: bool = True
+) -> pd.DataFrame:
     """Each peer's first error within ``SILENCE_BURST_S`` after ``node`` went quiet (with
-    ``naming``: its first one that names ``node``)."""
+    ``naming``: its first one that names ``node``; without ``heartbeats``: leaving out the
+    coordination agent's heartbeat errors)."""
     stop = ev.clock.correct(node, ev.facts[node].last_time)
     peers = ev.errors[ev.errors["node"] != node]
     if naming:
         rows = [] if ev.blames.empty else list(ev.blames.loc[ev.blames["blamed"] == node, "row"])
         peers = peers[peers.index.isin(rows)]
+    if not heartbeats and not peers.empty:
+        peers = peers[~error_texts(peers).str.contains(HEARTBEAT_RPC_RE).to_numpy(dtype=bool)]
     if peers.empty:
         return peers
     times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
@@ -186,17 +191,20 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
     """After ``node`` went quiet, did its peers time out (it hung) rather than lose the
     connection (it died)? A dead process closes its sockets; a hung one keeps them open.
     What their first errors naming it say counts (when none names it, their first errors),
-    whichever rule named them: a deadline's status too. A bare status naming no one (a step
-    of its own aborted) says nothing of how it was lost."""
-    firsts = _first_reactions(node, ev, naming=True)
+    whichever rule named them: a deadline's status too; heartbeats to the coordination
+    service left out. A bare status naming no one (a step of its own aborted) says nothing of
+    how it was lost."""
+    # (a heartbeat to the coordination service that ran out of time is its liveness check,
+    # not a wait of the job's own: those errors are left out)
+    firsts = _first_reactions(node, ev, naming=True, heartbeats=False)
     if firsts.empty:
-        firsts = _first_reactions(node, ev)
+        firsts = _first_reactions(node, ev, heartbeats=False)
     if firsts.empty:
         return False
     texts = error_texts(firsts)
     timed_out = (firsts["category"] == "deadline_exceeded") | texts.str.contains(TIMED_OUT_RE)
-    # (a heartbeat to the coordination service that ran out of time: its liveness check)
-    timed_out &= ~texts.str.contains(HEARTBEAT_RPC_RE)
+    # (a step aborted by the coordination service carries the status of what aborted it)
+    timed_out &= firsts["category"] != "coordination_failure"
     return bool(timed_out.mean() > 0.5)
 
 
@@ -256,6 +264,11 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
     if node in ev.silent and category == "node_crash":
         return "died without logging an error: its log stops mid-run"
     if category == "node_crash" and node in ev.cut_off():
+        if ev.phases.end is not None:
+            return (
+                "died after its training finished (saving or shutting down): its log ends "
+                "with no goodbye, the only one that does, while every peer's log ends cleanly"
+            )
         if ev.phases.furthest(node) == "training":
             return (
                 "died while it trained: its log ends mid-training with no goodbye, while its "
