@@ -40,6 +40,7 @@ NAMED_SPLITS = (
     "fresh9",
     "fresh10",
     "fresh11",
+    "fresh12",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
