@@ -63,8 +63,11 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: collectives' "RecvBufResponse returned N bytes where to_tensor expected M";
 #: measurements/all-after-fresh11-fixes.txt), and ``all`` rose with it (445/484 -> 450/484,
 #: benign-clean 195/198 unchanged). A bare ``Killed`` stays node_crash (the taxonomy's words).
-MIN_EXCERPTS = 642
-MIN_BENIGN = 184
+#: ``fresh12`` (21 excerpts, 4 benign: the helper found fewer qualifying threads than asked)
+#: was 10/17 and 4/4 untouched (measurements/fresh12-untouched.txt); its floor is that figure
+#: (no rule was written for its misses yet), and ``all`` became 460/501, 199/202.
+MIN_EXCERPTS = 663
+MIN_BENIGN = 188
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
@@ -78,7 +81,8 @@ MIN_RECALL = {
     "fresh9": 1.00,
     "fresh10": 0.87,
     "fresh11": 0.61,
-    "all": 0.92,
+    "fresh12": 0.58,
+    "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -93,11 +97,12 @@ MIN_BENIGN_CLEAN = {
     "fresh9": 1.00,
     "fresh10": 0.84,
     "fresh11": 1.00,
+    "fresh12": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh12"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh13"})
 
 
 def _rows() -> list[dict[str, str]]:
