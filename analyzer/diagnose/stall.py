@@ -294,8 +294,8 @@ def _deadline_fired(stall: Stall, ev: Case) -> Stall:
     # (a heartbeat to the coordination service has a deadline of its own: its expiry says
     # the frozen task stopped answering, not that the peers' own wait had a deadline)
     timed_out &= ~texts.str.contains(HEARTBEAT_RPC_RE)
-    # (a step aborted by the coordination service carries the status of what aborted it)
-    timed_out &= peers["category"] != "coordination_failure"
+    # (a step aborted by another's error carries the status of what aborted it)
+    timed_out &= ~texts.str.contains("is aborted by")
     if not timed_out.any():
         return stall
     first = peers[timed_out.to_numpy(dtype=bool)].sort_values("ts", kind="stable").iloc[0]

@@ -203,8 +203,8 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
         return False
     texts = error_texts(firsts)
     timed_out = (firsts["category"] == "deadline_exceeded") | texts.str.contains(TIMED_OUT_RE)
-    # (a step aborted by the coordination service carries the status of what aborted it)
-    timed_out &= firsts["category"] != "coordination_failure"
+    # (a step aborted by another's error carries the status of what aborted it)
+    timed_out &= ~texts.str.contains("is aborted by")
     return bool(timed_out.mean() > 0.5)
 
 
