@@ -58,11 +58,11 @@ def main() -> None:
     spec = resolver.cluster_spec()
     job, index = resolver.get_task_info()
     log.info("SlurmClusterResolver: %s %d of cluster %s", job, index, spec.as_dict())
-    comm = tf.distribute.experimental.CommunicationOptions(
-        timeout_seconds=args.collective_timeout or None
-    )
     strategy = tf.distribute.MultiWorkerMirroredStrategy(
-        cluster_resolver=resolver, communication_options=comm
+        cluster_resolver=resolver,
+        communication_options=tf.distribute.experimental.CommunicationOptions(
+            timeout_seconds=args.collective_timeout or None
+        ),
     )
     replicas = strategy.num_replicas_in_sync
     log.info("MultiWorkerMirroredStrategy: %s %d of %d replicas in sync", job, index, replicas)
