@@ -94,9 +94,12 @@ class Style:
     @property
     def config_re(self) -> str:
         """The line a task prints with the configuration it got (the config faults' evidence)."""
-        return {"dtensor": r"^DTENSOR_JOBS=", "slurm": r"^SLURM_PROCID="}.get(
-            self.config, r"^TF_CONFIG="
-        )
+        # a Slurm task's port base is the script's: the resolver's line shows the cluster it
+        # made of the SLURM_* variables and that base
+        return {
+            "dtensor": r"^DTENSOR_JOBS=",
+            "slurm": r"SlurmClusterResolver: \w+ \d+ of cluster",
+        }.get(self.config, r"^TF_CONFIG=")
 
 
 #: What both Estimator styles share: TF 2.15 (the last with tf.estimator), the chief's
