@@ -144,6 +144,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "dtensor",
         "pss_sharded",
         "estimator_mwms",
+        "mwms_slurm",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
@@ -156,12 +157,14 @@ def test_the_corpus_is_large_and_covers_every_style():
         "dtensor",
         "pss_sharded",
         "estimator_mwms",
+        "mwms_slurm",
     }
     # pss_keras, tf1_sync, tf1_supervisor and estimator were each measured once untouched, then
     # tuned on; tf1_ingraph was measured twice untouched, data_service and dtensor once, then
-    # each was tuned on; pss_sharded (the twelfth style) was measured once untouched, then tuned
-    # on; estimator_mwms (the thirteenth) is recorded untouched and not yet measured
-    assert untouched_styles([str(CORPUS)]) == set()
+    # each was tuned on; pss_sharded (the twelfth style) and estimator_mwms (the thirteenth) were
+    # each measured once untouched, then tuned on; mwms_slurm (the fourteenth) is recorded
+    # untouched and not yet measured
+    assert untouched_styles([str(CORPUS)]) == {"mwms_slurm"}
     for style in styles:
         healthy = [
             f

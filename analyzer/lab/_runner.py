@@ -68,6 +68,10 @@ class Lab:
     stop_file: Path | None = None
     scratch: Path | None = None
     extra_pids: list[subprocess.Popen] = field(default_factory=list)
+    # Where job-level events go (the launcher's time limit, a preemption): None writes them
+    # to launcher.log; a style whose scheduler has its own output (Slurm) takes them there.
+    job_log: object = None
+    _tees: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.out_dir.mkdir(parents=True, exist_ok=True)
@@ -94,7 +98,11 @@ class Lab:
         env: dict[str, str] | None = None,
         python: str | None = None,
         log_style: str = "python",
+        tee=None,
     ) -> Proc:
+        """Start ``script`` for ``node``, its stdout and stderr into ``log_rel``; ``tee``
+        (``tee(node, line)``) also gets every line the moment it is written, as a launcher
+        that reads its tasks' output (srun) sees it."""
         log_path = self.out_dir / log_rel
         log_path.parent.mkdir(parents=True, exist_ok=True)
         child_env = dict(os.environ)
@@ -119,7 +127,7 @@ class Lab:
         fh = open(log_path, "wb", buffering=0)  # noqa: SIM115 - closed in cleanup
         popen = subprocess.Popen(
             cmd,
-            stdout=fh,
+            stdout=subprocess.PIPE if tee else fh,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=child_env,
@@ -128,6 +136,14 @@ class Lab:
         )
         proc = Proc(node, popen, log_path, time.monotonic(), fh)
         self.procs[node] = proc
+        if tee:
+            import threading
+
+            t = threading.Thread(
+                target=_copy_lines, args=(popen.stdout, fh, node, tee), daemon=True
+            )
+            t.start()
+            self._tees.append(t)
         return proc
 
     def start_helper(self, cmd: list[str], **kw) -> subprocess.Popen:
@@ -221,6 +237,8 @@ class Lab:
         for p in alive:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 p.popen.wait(10)
+        for t in self._tees:  # the output the tasks wrote before they ended
+            t.join(10)
         for h in self.extra_pids:
             if h.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -232,6 +250,23 @@ class Lab:
                 p.handle.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
         return {n: p.popen.returncode for n, p in self.procs.items()}
+
+
+def _copy_lines(pipe, fh, node: str, tee) -> None:
+    """Copy a task's output from its pipe into its log file, and each whole line (the last
+    one even without its newline) to ``tee(node, line)``."""
+    pending = b""
+    while True:
+        chunk = os.read(pipe.fileno(), 65536)
+        if not chunk:
+            break
+        fh.write(chunk)
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            tee(node, line + b"\n")
+    if pending:
+        tee(node, pending + b"\n")
+    pipe.close()
 
 
 def rotate(path: Path, pieces: int = 3) -> list[str]:

@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import slurm
 from ._runner import Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -75,9 +76,13 @@ class Style:
     driver: str | None = None
     # The line a task logs once its server listens (the start-up phase waits for it).
     started_re: str = r"Started server with target"
-    # How a task learns the cluster: "tf_config" (the TF_CONFIG variable) or "dtensor"
+    # How a task learns the cluster: "tf_config" (the TF_CONFIG variable), "dtensor"
     # (DTENSOR_CLIENT_ID / DTENSOR_NUM_CLIENTS / DTENSOR_JOB_NAME / DTENSOR_JOBS, no TF_CONFIG)
+    # or "slurm" (the SLURM_* variables srun sets, read by SlurmClusterResolver; its ports are
+    # consecutive from the script's --port-base; the launcher plays srun: analyzer/lab/slurm.py)
     config: str = "tf_config"
+    # The file namings the style's cells rotate over (default: NAMINGS).
+    namings: tuple[str, ...] = ()
     # Jobs whose tasks get a TF_CONFIG naming their task but a cluster without their job (a
     # TFJob's evaluator is not part of the training cluster).
     outside: tuple[str, ...] = ()
@@ -89,7 +94,12 @@ class Style:
     @property
     def config_re(self) -> str:
         """The line a task prints with the configuration it got (the config faults' evidence)."""
-        return r"^DTENSOR_JOBS=" if self.config == "dtensor" else r"^TF_CONFIG="
+        # a Slurm task's port base is the script's: the resolver's line shows the cluster it
+        # made of the SLURM_* variables and that base
+        return {
+            "dtensor": r"^DTENSOR_JOBS=",
+            "slurm": r"SlurmClusterResolver: \w+ \d+ of cluster",
+        }.get(self.config, r"^TF_CONFIG=")
 
 
 #: What both Estimator styles share: TF 2.15 (the last with tf.estimator), the chief's
@@ -386,6 +396,31 @@ STYLES: dict[str, Style] = {
             pod_prefix="ctr-est-mwms",
             naming_start=5,
         ),
+        Style(
+            name="mwms_slurm",
+            script="mwms_slurm.py",
+            jobs=(("worker", 3),),
+            cluster="3 Slurm tasks on one node (MultiWorkerMirroredStrategy configured by "
+            "SlurmClusterResolver from the SLURM_* variables srun sets, no TF_CONFIG; custom "
+            "training loop; tf.train.CheckpointManager into a shared directory; srun's output "
+            "per task or in one labelled file)",
+            # task 0 hosts the coordination service and checkpoints: the chief; no ps
+            roles={"chief": "worker:0", "worker": "worker:1"},
+            train_nodes=("worker:0", "worker:1", "worker:2"),
+            progress_node="worker:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="worker:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-slurm",
+            naming_start=0,
+            config="slurm",
+            namings=slurm.NAMINGS,
+        ),
     ]
 }
 
@@ -559,10 +594,15 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "evaluator", "checkpoint"),
                 ("pss_sharded", "chief", "checkpoint"),
                 ("estimator_mwms", "chief", "startup"),
+                ("mwms_slurm", "chief", "startup"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
                 ("estimator_mwms", "chief", "training"),
+                ("mwms_slurm", "chief", "training"),
                 ("estimator_mwms", "worker", "checkpoint"),
+                ("mwms_slurm", "worker", "checkpoint"),
                 ("estimator_mwms", "chief", "checkpoint"),
+                ("mwms_slurm", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -598,6 +638,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "training"),
                 ("pss_sharded", "evaluator", "training"),
                 ("estimator_mwms", "chief", "training"),
+                ("mwms_slurm", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -630,7 +671,9 @@ FAULTS: dict[str, Fault] = {
                 # pss_sharded: the coordinator's context with an operation timeout
                 ("pss_sharded", "ps", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
                 ("estimator_mwms", "chief", "training"),
+                ("mwms_slurm", "chief", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -667,7 +710,9 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "training"),
                 ("pss_sharded", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
                 ("estimator_mwms", "chief", "training"),
+                ("mwms_slurm", "chief", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -690,6 +735,7 @@ FAULTS: dict[str, Fault] = {
                 ("data_service", "worker", "training"),
                 ("dtensor", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -707,6 +753,7 @@ FAULTS: dict[str, Fault] = {
                 ("data_service", "worker", "training"),
                 ("dtensor", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
             args=("--slow-sleep", "0.5"),
         ),
@@ -731,6 +778,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "training"),
                 ("pss_sharded", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
         ),
         Fault(
@@ -758,6 +806,7 @@ FAULTS: dict[str, Fault] = {
                 # the ps's table is placed there by the chief (Style.driver)
                 ("pss_sharded", "ps", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -785,6 +834,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "chief", "startup"),
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "chief", "startup"),
+                ("mwms_slurm", "chief", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -809,6 +859,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -832,6 +883,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "chief", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -855,6 +907,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "chief", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -877,6 +930,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -904,6 +958,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -930,6 +985,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "worker", "startup"),
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
         ),
         Fault(
@@ -951,6 +1007,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "training"),
                 ("pss_sharded", "chief", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -981,6 +1038,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "training"),
                 ("pss_sharded", "chief", "training"),
                 ("estimator_mwms", "worker", "training"),
+                ("mwms_slurm", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1007,6 +1065,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "startup"),
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
+                ("mwms_slurm", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1055,6 +1114,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return f"{job}{index}.stderr"
     if naming == "slurm":
         return f"slurm-{4200 + seed}.{order}.out"
+    if naming in slurm.NAMINGS:
+        return slurm.output_name(naming, slurm.job_id(seed), order)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1100,9 +1161,10 @@ def cells() -> list[Cell]:
     own = {s.name: s.naming_start for s in STYLES.values() if s.naming_start is not None}
     for fault in sorted(FAULTS.values(), key=lambda f: _priority(f.name)):
         for style, role, phase in fault.plan:
+            names = STYLES[style].namings or NAMINGS
             for _ in range(fault.variants_of(style)):
                 i = own.get(style, k)
-                out.append(Cell(style, fault.name, role, phase, NAMINGS[i % len(NAMINGS)], i))
+                out.append(Cell(style, fault.name, role, phase, names[i % len(names)], i))
                 if style in own:
                     own[style] += 1
                 else:
@@ -1243,7 +1305,34 @@ class CellError(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- launcher
+def _consecutive_ports(n: int) -> int:
+    """The first of ``n`` consecutive free ports on 127.0.0.1 (SlurmClusterResolver gives the
+    tasks of a node consecutive ports from its port_base)."""
+    import random
+    import socket
+
+    for _ in range(200):
+        base = random.randrange(20000, 60000 - n)
+        socks = []
+        try:
+            for port in range(base, base + n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise CellError(f"no {n} consecutive free ports")
+
+
 def _cluster(style: Style) -> dict[str, list[str]]:
+    if style.config == "slurm":
+        base = _consecutive_ports(len(style.nodes))
+        ports = iter(range(base, base + len(style.nodes)))
+        return {job: [f"{slurm.NODE}:{next(ports)}" for _ in range(n)] for job, n in style.jobs}
     ports = iter(free_ports(len(style.nodes)))
     return {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in style.jobs}
 
@@ -1305,7 +1394,12 @@ class _Watch:
         return int(found[-1]) if found else 0
 
 
-def _launcher_line(lab: Lab, text: str) -> None:
+def _launcher_line(lab: Lab, text: str, event: str = "") -> None:
+    """A job-level line: into launcher.log, or to the style's scheduler (``lab.job_log``),
+    which writes only what that scheduler itself prints for ``event``."""
+    if lab.job_log is not None:
+        lab.job_log(event)
+        return
     path = lab.out_dir / "launcher.log"
     with open(path, "a", encoding="utf-8") as f:
         f.write(f"{utc_now()} tfdiag-lab launcher: {text}\n")
@@ -1339,6 +1433,7 @@ def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: 
         lab,
         f"no training progress for {idle:.0f} s (step lines seen: {max(watch.count, 0)}); "
         f"job time limit reached, sending SIGTERM to {', '.join(alive)}",
+        "time_limit",
     )
     for node in alive:
         with contextlib.suppress(ProcessLookupError):
@@ -1457,6 +1552,28 @@ class _Run:
     python: dict[str, str] = field(default_factory=dict)
     # how much of each log there was when the fault was injected (what came after it)
     offsets: dict[str, int] = field(default_factory=dict)
+    srun: slurm.Srun | None = None  # the Slurm style's srun (its output and lines)
+
+
+def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
+    """Each task's SlurmClusterResolver port_base (its tasks' ports are consecutive from it):
+    the cluster's first port, but a wrong address puts the target's view of the peer (and of
+    every task) on the wrong port, and two tasks on one port give the target a base that puts
+    its own port on the peer's. Empty for the other styles."""
+    if style.config != "slurm":
+        return {}
+    job = style.jobs[0][0]
+    base = _port(cluster[job][0])
+    bases = {n: base for n in style.nodes}
+    if fault.name == "wrong_address":
+        peer = int(extra["peer"].split(":")[1])
+        bases[target] = _port(extra["wrong_address"]) - peer
+        extra["wrong_port_base"], extra["port_base"] = bases[target], base
+    if fault.name == "dup_port":
+        peer = int(extra["port_shared_with"].split(":")[1])
+        bases[target] = base + peer - int(target.split(":")[1])
+        extra["target_port_base"], extra["port_base"] = bases[target], base
+    return bases
 
 
 def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
@@ -1510,6 +1627,15 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.mark_fault()
     if fault.kind == "missing":
         run.missing = [target]
+    bases = _port_bases(style, fault, cluster, target, run.extra)
+    if style.config == "slurm":
+        job = slurm.job_id(cell.seed)
+        tasks = {n: int(n.split(":")[1]) for n in nodes}
+        run.srun = slurm.Srun(lab.out_dir, job, cell.naming == "srun_label", tasks)
+        lab.job_log = run.srun.job_event
+        run.srun.watch(lab.procs)
+        run.extra["slurm_job_id"] = job
+        run.extra["slurm_output"] = slurm.OUTPUT_FORMS[cell.naming]
 
     def start(node: str) -> None:
         args = list(base)
@@ -1532,6 +1658,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         if style.config == "dtensor":
             tf_config = None
             node_env.update(_dtensor_env(specs[node]))
+        if style.config == "slurm":
+            tf_config = None
+            task = specs[node]["task"]
+            n = len(specs[node]["cluster"][task["type"]])
+            node_env.update(slurm.task_env(run.srun.job, task["index"], n))
+            args += ["--port-base", str(bases[node])]
         lab.start(
             node,
             style.script,
@@ -1541,6 +1673,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             env=node_env or None,
             python=python,
             log_style="python" if node in style.python_log else "absl",
+            tee=run.srun.tee if run.srun else None,
         )
 
     for node in nodes:
@@ -1783,6 +1916,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     try:
         run = _launch(lab, cell, style, fault)
     finally:
+        if lab.job_log is not None:
+            lab.job_log("end")  # what the lab's cleanup ends is not the job's doing
         codes = lab.cleanup()
     wall = round(time.monotonic() - started, 1)
     _settle(lab, cell, style, fault, run, codes)
@@ -1864,6 +1999,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     }
     truth.update(run.extra)
     truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.srun is not None:
+        run.srun.finish(truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
 

@@ -20,6 +20,14 @@ import time
 LOG_STYLE_ENV = "TFDIAG_LAB_LOG_STYLE"
 STOP_FILE_ENV = "TFDIAG_LAB_STOP_FILE"
 DTENSOR_ENV = ("DTENSOR_CLIENT_ID", "DTENSOR_NUM_CLIENTS", "DTENSOR_JOB_NAME", "DTENSOR_JOBS")
+# what SlurmClusterResolver reads of the variables srun sets (and the job's id)
+SLURM_ENV = (
+    "SLURM_JOB_ID",
+    "SLURM_PROCID",
+    "SLURM_STEP_NUM_TASKS",
+    "SLURM_STEP_NODELIST",
+    "SLURM_STEP_TASKS_PER_NODE",
+)
 
 
 def tf_config() -> dict:
@@ -41,11 +49,11 @@ def banner(script: str) -> logging.Logger:
     """
     style = os.environ.get(LOG_STYLE_ENV, "python")
     # the task's configuration as its launcher hands it over: TF_CONFIG, or DTensor's
-    # DTENSOR_* variables (a DTensor client has no TF_CONFIG)
-    dtensor = [k for k in DTENSOR_ENV if k in os.environ]
-    if "TF_CONFIG" in os.environ or not dtensor:
+    # DTENSOR_* variables (a DTensor client has no TF_CONFIG), or srun's SLURM_* ones
+    launch_env = [k for k in (*DTENSOR_ENV, *SLURM_ENV) if k in os.environ]
+    if "TF_CONFIG" in os.environ or not launch_env:
         print(f"TF_CONFIG={os.environ.get('TF_CONFIG', '')}", flush=True)
-    for k in dtensor:
+    for k in launch_env:
         print(f"{k}={os.environ[k]}", flush=True)
     print(
         f"launching {script} on host {socket.gethostname()} pid {os.getpid()} "
@@ -468,14 +476,20 @@ def ctl_regressor(tf, strategy, width: int):
     return w, b, train_step
 
 
-def ctl_checkpoints(tf, log: logging.Logger, args, w, b, index, job, evaluate) -> None:
-    """Save ``--ckpt-rounds`` checkpoints, each followed by a synchronised evaluation step."""
+def ctl_checkpoints(
+    tf, log: logging.Logger, args, w, b, index, job, evaluate, max_to_keep: int = 0
+) -> None:
+    """Save ``--ckpt-rounds`` checkpoints, each followed by a synchronised evaluation step
+    (``max_to_keep`` > 0: through a ``tf.train.CheckpointManager`` keeping that many)."""
     checkpoint = tf.train.Checkpoint(w=w, b=b)
     chief = index == 0 and job in ("worker", "chief")
     base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
+    manager = None
+    if max_to_keep:
+        manager = tf.train.CheckpointManager(checkpoint, base, max_to_keep=max_to_keep)
     for r in range(1, args.ckpt_rounds + 1):
         log.info("saving checkpoint %s/ckpt-%d", base, r)
-        path = checkpoint.save(os.path.join(base, "ckpt"))
+        path = manager.save() if manager else checkpoint.save(os.path.join(base, "ckpt"))
         loss = evaluate()
         log.info("checkpoint %s written; evaluation loss %.4f", path, float(loss))
         time.sleep(args.step_sleep)
