@@ -5,7 +5,8 @@ Two kinds of evidence, and contents win over names:
 * **names**: ``worker-0.log``, ``worker0.stderr``, ``ps_1.txt``, ``tfjob-mnist-worker-3.log``,
   ``host-a/chief.log``, ``worker-1/stdout``, and rotated pieces ``worker-1.log.1`` / ``.2.gz``;
 * **contents**: the TF_CONFIG a launch script printed (or DTensor's ``DTENSOR_CLIENT_ID``,
-  ``DTENSOR_JOB_NAME`` and ``DTENSOR_JOBS``), ``task_type = 'worker', task_id = 3``,
+  ``DTENSOR_JOB_NAME`` and ``DTENSOR_JOBS``; or, alone, Slurm's ``SLURM_PROCID=N``, which
+  SlurmClusterResolver makes ``worker:N``), ``task_type = 'worker', task_id = 3``,
   the task's own devices ``/job:worker/replica:0/task:3/device:CPU:0``, and the address in
   ``Started server with target: grpc://host:port`` looked up in a cluster spec.
 """
@@ -32,6 +33,7 @@ _SINGLETON_JOBS = {"chief", "master", "evaluator", "coordinator"}
 _CONTENT_PREFILTER = (
     r"TF_CONFIG|task_type|/job:\w+/replica:\d+/task:\d+/device|Started server with target"
     r"|GrpcChannelCache for job|eager service context|DTENSOR_(?:CLIENT_ID|JOB_NAME|JOBS)="
+    r"|SLURM_PROCID="
 )
 #: The same in Python (ASCII classes, as RE2's), for logs of at most :data:`_FEW_ROWS` messages.
 _CONTENT_RE = re.compile(_CONTENT_PREFILTER, re.ASCII)
@@ -48,6 +50,9 @@ _CHANNEL_RE = re.compile(r"GrpcChannelCache for job (?P<job>\w+) -> \{(?P<body>[
 #: DTensor multi-client's own configuration, one variable a line as a launch script prints it:
 #: the client's index, its job (``worker`` by default) and every client's address in order.
 _DTENSOR_RE = re.compile(r"\bDTENSOR_(?P<name>CLIENT_ID|JOB_NAME|JOBS)=(?P<value>[^\s'\"]+)")
+#: The task's rank as Slurm's srun sets it: with no TF_CONFIG, TensorFlow's SlurmClusterResolver
+#: makes rank N task N of the one job ``worker`` (its default ``jobs``).
+_SLURM_PROCID_RE = re.compile(r"\bSLURM_PROCID=(?P<rank>\d{1,6})\b")
 
 
 @dataclass(frozen=True)
@@ -157,9 +162,12 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
         rows = pc.indices_nonzero(pc.fill_null(hit, False)).to_pylist()[:max_rows]
         texts = messages.take(pa.array(rows, pa.int64())).to_pylist() if rows else []
     dtensor: dict[str, str] = {}
+    slurm_rank: str | None = None
     for text in texts[:max_rows]:
         if text is None:
             continue
+        if slurm_rank is None and (m := _SLURM_PROCID_RE.search(text)):
+            slurm_rank = m["rank"]
         for m in _DTENSOR_RE.finditer(text):
             dtensor.setdefault(m["name"], m["value"])
         if "TF_CONFIG" in text and facts.tf_config is None:
@@ -196,6 +204,9 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
         facts.cluster = dict(facts.channel_cache)
     if dtensor:
         _dtensor_facts(facts, dtensor)
+    if facts.job is None and slurm_rank is not None:  # (the weakest evidence: only alone)
+        facts.job, facts.index = "worker", int(slurm_rank)
+        facts.evidence = f"SLURM_PROCID={slurm_rank} (SlurmClusterResolver's worker {slurm_rank})"
     return facts
 
 

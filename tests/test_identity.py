@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 import pytest
 
+import analyzer
 from analyzer.identity import facts_from_content, hint_from_name, task_for_address, task_name
 
 
@@ -123,3 +126,23 @@ def test_short_logs_get_the_same_facts_from_python_as_from_arrow(monkeypatch):
         assert python == arrow, path
         found += arrow.job is not None
     assert found > 20
+
+
+SLURM = Path(__file__).resolve().parent / "corpus" / "lab" / "mwms_slurm"
+
+
+def test_slurm_procid_alone_is_slurm_cluster_resolvers_worker():
+    """A task configured by SlurmClusterResolver (no TF_CONFIG) is worker:<SLURM_PROCID>, as the
+    resolver's default jobs make it; a TF_CONFIG or the task's own devices win over it."""
+    assert _facts("SLURM_JOB_ID=5183207", "SLURM_PROCID=2").node == "worker:2"
+    assert _facts("SLURM_PROCID=2", 'TF_CONFIG={"task": {"type": "ps", "index": 0}}').node == "ps:0"
+    devices = "Enabled multi-worker collective ops with available devices: ['/job:chief/replica:0/task:0/device:CPU:0']"
+    assert _facts(devices, "SLURM_PROCID=1").node == "chief:0"
+    assert _facts("SLURM_PROCID_X=2").node is None
+
+
+def test_a_slurm_task_killed_before_its_resolver_line_is_named_by_its_rank():
+    """mwms_slurm: worker:1 killed at start-up, before any TensorFlow line named it; its file
+    (``%x-%j-%t.out``) and the others are named by the SLURM_PROCID their banners print."""
+    run = analyzer.load(next(SLURM.glob("kill-worker-startup-*")), condensed=True)
+    assert {"worker:0", "worker:1", "worker:2"} <= {n.node for n in run.diagnosis.nodes}
