@@ -154,3 +154,25 @@ def test_the_same_deadline_on_another_call_is_a_deadline_that_fired(tmp_path: Pa
         log.write_text(log.read_text().replace("CoordinationService/Heartbeat", "Worker/Recv"))
     run = analyzer.load(folder, condensed=True)
     assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "deadline_exceeded")
+
+
+SLURM_FROZEN_LEADER = next((LAB / "mwms_slurm").glob("stall_notimeout-chief-*"))
+
+
+def test_the_lines_after_a_tracebacks_exception_line_belong_to_its_message():
+    """mwms_slurm: TensorFlow's exception goes on after the traceback's last line ('Detected at
+    node ... defined at', frames with blank lines between, 'Collective ops is aborted by:
+    Deadline Exceeded', 'RPC: /tensorflow.CoordinationService/Heartbeat'): those lines are its
+    text, so the peers' deadline is seen as the heartbeat's (the service gave up on its frozen
+    host), not as a wait of their own."""
+    run = analyzer.load(SLURM_FROZEN_LEADER, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "coordination_failure")
+
+
+def test_without_the_rpc_note_the_same_exception_is_a_deadline(tmp_path: Path):
+    folder = tmp_path / "run"
+    shutil.copytree(SLURM_FROZEN_LEADER, folder)
+    for log in folder.glob("*-[12].out"):
+        log.write_text(without("RPC: /tensorflow.CoordinationService/Heartbeat")(log.read_text()))
+    run = analyzer.load(folder, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "deadline_exceeded")

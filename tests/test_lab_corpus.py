@@ -132,11 +132,6 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:1 / node_crash: worker:1 never started (no line of it); the node is right, "
         "the category is not session_blocked"
     ),
-    "mwms_slurm/stall_notimeout-chief-training-srun_pertask": (
-        "says worker:0 / deadline_exceeded: the peers' Python exception carries 'Collective ops "
-        "is aborted by: Deadline Exceeded' and 'RPC: .../Heartbeat' after its traceback frames, "
-        "lines the traceback's finding does not hold, so the heartbeat is not seen; node right"
-    ),
     "mwms_slurm/wrong_address-worker-startup-srun_label": (
         "says worker:1 / session_blocked: node right; its wrong port base shows only in its own "
         "resolver line, which the spec comparison does not read"

@@ -332,6 +332,15 @@ def finding_texts(
     # a missing node or file continues nothing (as NaN != NaN)
     head_ok = (node[heads] >= 0) & (file[heads] >= 0) & line_ok[heads]
 
+    # a Python traceback's row stands at its first line ("Traceback ..."): the exception line
+    # that ends it, after which TensorFlow's message goes on, lies its frames' lines further
+    span = np.zeros(len(heads), dtype=np.int64)
+    if "format" in timeline and "detail" in timeline and len(heads):
+        tb = (timeline["format"].iloc[heads] == "python_traceback").to_numpy(dtype=bool)
+        if tb.any():
+            frames = _column(timeline["detail"].iloc[heads[tb]].to_frame(), "detail")
+            span[tb] = [d.count("\n") + 1 if type(d) is str else 0 for d in frames]
+
     def extent(live: np.ndarray, steps: int, sign: int) -> np.ndarray:
         """For the findings ``live`` (indices into ``heads``): how many lines, one after another
         ``sign``-wards, continue each (``_continues`` and level-less)."""
@@ -342,9 +351,10 @@ def finding_texts(
             inside = (rows >= 0) & (rows < n)
             live, rows = live[inside], rows[inside]
             h = heads[live]
-            gap = (line[rows] - line[h]) * sign
+            end = line[h] + (span[live] if sign > 0 else 0)
+            gap = (line[rows] - end) * sign
             ok = (node[rows] == node[h]) & (file[rows] == file[h]) & line_ok[rows]
-            ok &= (gap > 0) & (gap <= k + 2)
+            ok &= (gap > 0) & (gap <= 2 * k + 1)  # (a blank line may follow each line)
             ok[ok] = plain_at(rows[ok])
             live = live[ok]
             count[live] += 1
