@@ -746,8 +746,13 @@ def _task_classes(text_of, rows: np.ndarray, shape: np.ndarray) -> tuple[np.ndar
     sizes = np.diff(offsets)
     order = np.argsort(shape, kind="stable")
     bounds = np.r_[0, np.flatnonzero(np.diff(shape[order])) + 1, n]
-    representatives: list[int] = []
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+    # a shape of one row is its own class (no Python step for it: where few lines repeat,
+    # most shapes are such)
+    alone = np.diff(bounds) == 1
+    single = order[bounds[:-1][alone]]
+    cls[single] = np.arange(len(single))
+    representatives: list[int] = single.tolist()
+    for a, b in zip(bounds[:-1][~alone].tolist(), bounds[1:][~alone].tolist(), strict=True):
         members = order[a:b]
         head = int(members[0])
         if (sizes[members] != sizes[head]).any():  # not one shape after all: each its own
