@@ -176,3 +176,25 @@ def test_without_the_rpc_note_the_same_exception_is_a_deadline(tmp_path: Path):
         log.write_text(without("RPC: /tensorflow.CoordinationService/Heartbeat")(log.read_text()))
     run = analyzer.load(folder, condensed=True)
     assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "deadline_exceeded")
+
+
+SLURM_MISSING = LAB / "mwms_slurm" / "missing-worker-startup-srun_label"
+
+
+def test_a_task_only_its_peers_name_that_they_waited_for_at_start_up_never_came_up():
+    """mwms_slurm: worker:1 never started; no cluster spec is printed (SlurmClusterResolver
+    builds it from srun's variables), so only the coordination service's 'Example stragglers:
+    /job:worker/replica:0/task:1' names it; the job waited at start-up until Slurm's time
+    limit: it never came up (session_blocked), not a death."""
+    run = analyzer.load(SLURM_MISSING, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "session_blocked")
+
+
+def test_the_same_task_named_by_a_later_error_is_not_said_to_have_never_come_up(tmp_path: Path):
+    def edit(text: str) -> str:  # the waits become an error of a trained job, naming it
+        return text.replace("Waiting for 2/3 tasks to connect.", "step 3/60 loss 0.5").replace(
+            "Waiting for 1/3 tasks to connect.", "step 4/60 loss 0.4"
+        )
+
+    run = changed_run(SLURM_MISSING, tmp_path, "slurm-5183226.out", edit)
+    assert run.root_cause.category != "session_blocked"

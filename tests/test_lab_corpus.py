@@ -128,10 +128,6 @@ KNOWN_WRONG: dict[str, str] = {
         "coordination service named worker:2 as not connected yet, and srun's 'task 0: Killed' "
         "is not tied to worker:0"
     ),
-    "mwms_slurm/missing-worker-startup-srun_label": (
-        "says worker:1 / node_crash: worker:1 never started (no line of it); the node is right, "
-        "the category is not session_blocked"
-    ),
     "mwms_slurm/wrong_address-worker-startup-srun_label": (
         "says worker:1 / session_blocked: node right; its wrong port base shows only in its own "
         "resolver line, which the spec comparison does not read"
@@ -141,8 +137,9 @@ KNOWN_WRONG: dict[str, str] = {
         "group of size 4 where the group has size 3; the odd task is task 1, not the reporter"
     ),
     "mwms_slurm/wrong_index-worker-startup-srun_named": (
-        "says worker:1 / node_crash (worker:0 as likely): two tasks claim rank 0 and the second "
-        "cannot bind its port; the category is not cluster_spec_mismatch"
+        "says worker:1 / session_blocked (worker:0 as likely): two tasks claim rank 0 and the "
+        "second cannot bind its port, so worker:1 never comes up; the category is not "
+        "cluster_spec_mismatch (no cluster spec is printed to tell two claims of one rank)"
     ),
 }
 

@@ -67,8 +67,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
     if (
-        f is not None
-        and f.missing
+        (f is None or f.missing)  # (no log; or not even in a spec: only its peers name it)
         and (ev.blocked or ev.ended_from_outside())
         and (ev.errors.empty or _never_up(node, ev))
     ):
