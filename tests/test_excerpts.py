@@ -65,7 +65,14 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: benign-clean 195/198 unchanged). A bare ``Killed`` stays node_crash (the taxonomy's words).
 #: ``fresh12`` (21 excerpts, 4 benign: the helper found fewer qualifying threads than asked)
 #: was 10/17 and 4/4 untouched (measurements/fresh12-untouched.txt); its floor is that figure
-#: (no rule was written for its misses yet), and ``all`` became 460/501, 199/202.
+#: (no rule was written for its misses yet), and ``all`` became 460/501, 199/202. Its floor is
+#: now the figure after general rules from the emitters' sources were added for its misses (13/17,
+#: 4/4; measurements/all-after-fresh12-fixes.txt): TF eager's "'%s' is neither a type of a
+#: primitive operation nor a name of a function registered in binary running on" (both
+#: wordings), ctpu's TF-version checks, Open MPI's "*** End of error message ***" footer (and
+#: glibc's older crash wordings with them); ``all`` rose with it (460/501 -> 463/501, 199/202
+#: unchanged). The four left end before the error their thread is about (a traceback's frames
+#: or a Jupyter header only): no line shows the cause, so they stay misses.
 MIN_EXCERPTS = 663
 MIN_BENIGN = 188
 MIN_RECALL = {
@@ -81,8 +88,8 @@ MIN_RECALL = {
     "fresh9": 1.00,
     "fresh10": 0.87,
     "fresh11": 0.61,
-    "fresh12": 0.58,
-    "all": 0.91,
+    "fresh12": 0.76,
+    "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
