@@ -86,7 +86,10 @@ def test_a_line_that_reports_a_step_and_the_end_ends_the_training(tmp_path):
 
 def test_a_task_the_coordination_service_never_saw_join_never_came_up(tmp_path):
     name = "missing-worker-startup-host"
-    assert _verdict(analyzer.load(EMWMS / name)) == ("worker:1", "session_blocked")
+    seen = analyzer.load(EMWMS / name, condensed=True)
+    assert _verdict(seen) == ("worker:1", "session_blocked")
     edit = without("has connected to coordination service")
     blind = changed_run(EMWMS / name, tmp_path, "host-a/chief.out", edit)
-    assert _verdict(blind) != ("worker:1", "session_blocked")
+    # (without the joins the verdict still follows from the wait for a task with no log, once
+    # the heartbeat errors after the launcher's stop are known as its doing: less sure of it)
+    assert blind.root_cause.confidence < seen.root_cause.confidence
