@@ -116,6 +116,19 @@ _ESTIMATOR: dict = dict(
     release="2.15",
 )
 
+#: What the custom-loop styles of three workers share (mwms_ctl, dtensor, mwms_slurm):
+#: ``_common.ctl_train``'s step lines, its CheckpointManager rounds, worker 0 checkpointing.
+_CUSTOM_LOOP: dict = dict(
+    train_nodes=("worker:0", "worker:1", "worker:2"),
+    progress_node="worker:0",
+    step_re=r"step (\d+)/\d+ loss",
+    steps=60,
+    args=("--step-sleep", "0.1"),
+    ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+    ckpt_node="worker:0",
+    ckpt_re=r"saving checkpoint .*ckpt-1$",
+)
+
 STYLES: dict[str, Style] = {
     s.name: s
     for s in [
@@ -162,14 +175,7 @@ STYLES: dict[str, Style] = {
             jobs=(("worker", 3),),
             cluster="3 workers (MultiWorkerMirroredStrategy, custom training loop)",
             roles={"chief": "worker:0", "worker": "worker:1"},
-            train_nodes=("worker:0", "worker:1", "worker:2"),
-            progress_node="worker:0",
-            step_re=r"step (\d+)/\d+ loss",
-            steps=60,
-            args=("--step-sleep", "0.1"),
-            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
-            ckpt_node="worker:0",
-            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),
             preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
             python_log=("worker:0", "worker:2"),
@@ -333,14 +339,7 @@ STYLES: dict[str, Style] = {
             "tf.train.CheckpointManager)",
             # client 0 hosts the coordination service and leads the collectives: the chief
             roles={"chief": "worker:0", "worker": "worker:1"},
-            train_nodes=("worker:0", "worker:1", "worker:2"),
-            progress_node="worker:0",
-            step_re=r"step (\d+)/\d+ loss",
-            steps=60,
-            args=("--step-sleep", "0.1"),
-            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
-            ckpt_node="worker:0",
-            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            **_CUSTOM_LOOP,
             python_log=("worker:1",),
             pod_prefix="lm-dtensor",
             naming_start=3,
@@ -406,14 +405,7 @@ STYLES: dict[str, Style] = {
             "per task or in one labelled file)",
             # task 0 hosts the coordination service and checkpoints: the chief; no ps
             roles={"chief": "worker:0", "worker": "worker:1"},
-            train_nodes=("worker:0", "worker:1", "worker:2"),
-            progress_node="worker:0",
-            step_re=r"step (\d+)/\d+ loss",
-            steps=60,
-            args=("--step-sleep", "0.1"),
-            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
-            ckpt_node="worker:0",
-            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),
             python_log=("worker:0", "worker:2"),
             pod_prefix="mwms-slurm",
