@@ -187,12 +187,14 @@ def gather(
         blames = blames[~blames["row"].isin(noise)]
     passing = passing_warnings(errors, phases, facts)
     if len(passing):
-        notes.append(
+        errors, blames = _set_aside(
+            errors,
+            blames,
+            passing,
             f"Training finished and every log ended cleanly: {len(passing)} finding(s) logged "
-            "as warnings were trouble the job got over, not failures."
+            "as warnings were trouble the job got over, not failures.",
+            notes,
         )
-        errors = errors[~errors.index.isin(passing)]
-        blames = blames[~blames["row"].isin(passing)]
     late = passing_waits(blames, phases, facts)
     if late:
         notes.append(
@@ -203,12 +205,14 @@ def gather(
     end = outside_end(SimpleNamespace(facts=facts), timeline)
     after_stop = _after_the_stop(blames, end)
     if len(after_stop):
-        notes.append(
+        errors, blames = _set_aside(
+            errors,
+            blames,
+            after_stop,
             f"Stop: {len(after_stop):,} error(s) logged after {', '.join(sorted(end.sources))} "
-            "stopped the job name tasks that stop ended: its doing, not failures."
+            "stopped the job name tasks that stop ended: its doing, not failures.",
+            notes,
         )
-        errors = errors[~errors.index.isin(after_stop)]
-        blames = blames[~blames["row"].isin(after_stop)]
     clock = estimate_clock_offsets(facts, blames)
     for node, offset in anchored.offsets.items():  # (the offsets in all: the anchors' too)
         clock.by_anchors[node] = offset
@@ -245,6 +249,15 @@ def gather(
         if label in timeline.index:
             case.end_lines.setdefault(text, timeline.loc[label].to_dict())
     return case
+
+
+def _set_aside(
+    errors: pd.DataFrame, blames: pd.DataFrame, rows: Any, note: str, notes: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``errors`` and ``blames`` without the findings ``rows`` (found not to be failures), and
+    ``note`` said of them."""
+    notes.append(note)
+    return errors[~errors.index.isin(rows)], blames[~blames["row"].isin(rows)]
 
 
 def _after_the_stop(blames: pd.DataFrame, end: OutsideEnd) -> list:
