@@ -41,6 +41,7 @@ NAMED_SPLITS = (
     "fresh10",
     "fresh11",
     "fresh12",
+    "fresh13",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
