@@ -73,8 +73,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: glibc's older crash wordings with them); ``all`` rose with it (460/501 -> 463/501, 199/202
 #: unchanged). The four left end before the error their thread is about (a traceback's frames
 #: or a Jupyter header only): no line shows the cause, so they stay misses.
-MIN_EXCERPTS = 663
-MIN_BENIGN = 188
+#: ``fresh13`` (16 excerpts, 7 benign; mostly single-machine TensorFlow: the collector found few
+#: distributed-TF threads not already listed) was 8/9 and 7/7 untouched
+#: (measurements/fresh13-untouched.txt, after the fresh12 fixes, which never saw it); its floor
+#: is that figure, and ``all`` became 471/510, 206/209.
+MIN_EXCERPTS = 679
+MIN_BENIGN = 195
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 0.98,
@@ -89,6 +93,7 @@ MIN_RECALL = {
     "fresh10": 0.87,
     "fresh11": 0.61,
     "fresh12": 0.76,
+    "fresh13": 0.88,
     "all": 0.92,
 }
 MIN_BENIGN_CLEAN = {
@@ -105,11 +110,12 @@ MIN_BENIGN_CLEAN = {
     "fresh10": 0.84,
     "fresh11": 1.00,
     "fresh12": 1.00,
+    "fresh13": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh13"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh14"})
 
 
 def _rows() -> list[dict[str, str]]:
