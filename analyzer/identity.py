@@ -85,6 +85,7 @@ class ContentFacts:
     cluster: dict[str, list[str]] | None = None  #: job → addresses, as in TF_CONFIG
     address: str | None = None  #: where this task served (``Started server with target``)
     channel_cache: dict[str, list[str]] = field(default_factory=dict)
+    rank: int | None = None  #: the task's rank as Slurm's srun set it (``SLURM_PROCID``)
 
     @property
     def node(self) -> str | None:
@@ -204,6 +205,8 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
         facts.cluster = dict(facts.channel_cache)
     if dtensor:
         _dtensor_facts(facts, dtensor)
+    if slurm_rank is not None:
+        facts.rank = int(slurm_rank)
     if facts.job is None and slurm_rank is not None:  # (the weakest evidence: only alone)
         facts.job, facts.index = "worker", int(slurm_rank)
         facts.evidence = f"SLURM_PROCID={slurm_rank} (SlurmClusterResolver's worker {slurm_rank})"

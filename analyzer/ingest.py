@@ -84,6 +84,7 @@ class NodeInfo:
     #: two or more different logs whose contents say they are this task and whose file names
     #: do not tell them apart (two tasks given one index): the first file of each
     twins: list[str] = field(default_factory=list)
+    rank: int | None = None  #: its rank as Slurm's srun set it (``SLURM_PROCID``), if printed
 
     @property
     def missing(self) -> bool:
@@ -435,6 +436,7 @@ class _Plan:
             info.tf_config = info.tf_config or s.facts.tf_config
             info.cluster = info.cluster or s.facts.cluster
             info.address = info.address or s.facts.address
+            info.rank = info.rank if info.rank is not None else s.facts.rank
             if s.identity == "content":
                 info.identity = "content"
             info.twins = twins.get(info.node, [])

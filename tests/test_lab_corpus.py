@@ -123,11 +123,6 @@ KNOWN_WRONG: dict[str, str] = {
         "step and slurmstepd's 'CANCELLED ... DUE TO TIME LIMIT' ends the job; no line says "
         "which task held it (as the other block runs)"
     ),
-    "mwms_slurm/kill-chief-startup-srun_label": (
-        "says worker:2 / session_blocked: worker:0 was killed at start-up; before that its "
-        "coordination service named worker:2 as not connected yet, and srun's 'task 0: Killed' "
-        "is not tied to worker:0"
-    ),
     "mwms_slurm/wrong_address-worker-startup-srun_label": (
         "says worker:1 / session_blocked: node right; its wrong port base shows only in its own "
         "resolver line, which the spec comparison does not read"

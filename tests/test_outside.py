@@ -197,3 +197,24 @@ def test_without_the_launchers_stop_line_the_refusals_name_the_dispatcher(tmp_pa
     run = changed_run(BLOCKED, tmp_path, "launcher.log", without("SIGTERM"))
     assert not any(n.startswith("Stop: ") for n in run.diagnosis.notes)
     assert run.root_cause.node == "dispatcher:0"
+
+
+SRUN_KILL = Path(__file__).resolve().parent / "corpus" / "lab" / "mwms_slurm"
+
+
+def test_sruns_line_names_the_task_whose_slurm_procid_is_its_number():
+    """mwms_slurm: worker:0 killed at start-up; srun's own 'srun: error: localhost: task 0:
+    Killed' (src/srun/launch.c) names the task whose log printed SLURM_PROCID=0."""
+    run = analyzer.load(SRUN_KILL / "kill-chief-startup-srun_label", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "node_crash")
+    assert run.root_cause.pattern_id == "process.srun_task_ended"
+
+
+def test_without_the_ranks_printed_srun_names_no_task(tmp_path: Path):
+    run = changed_run(
+        SRUN_KILL / "kill-chief-startup-srun_label",
+        tmp_path,
+        "slurm-5183208.out",
+        lambda t: t.replace("SLURM_PROCID=", "SLURM_RANK_NOT="),
+    )
+    assert run.root_cause.pattern_id != "process.srun_task_ended"

@@ -45,7 +45,10 @@ class PeerDirectory:
         self.served: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.spec: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.minority_spec: dict[tuple[str, str], set[str]] = defaultdict(set)
+        ranks: dict[int, set[str]] = defaultdict(set)  #: Slurm rank → the tasks that printed it
         for f in facts.values():
+            if f.rank is not None:
+                ranks[f.rank].add(f.node)
             if f.address and (key := _address_key(f.address)):
                 self.served[key].add(f.node)
             table = self.spec if majority_nodes is None or f.node in majority_nodes else None
@@ -57,6 +60,8 @@ class PeerDirectory:
                             f"{job}:{index}"
                         )
 
+        self.ranks = {rank: next(iter(nodes)) for rank, nodes in ranks.items() if len(nodes) == 1}
+
     def chief(self) -> str | None:
         """The task that initializes the model and coordinates: ``chief:0`` (or ``master:0``)
         where the cluster has one, else ``worker:0`` (TF1 and Estimator's convention)."""
@@ -66,6 +71,11 @@ class PeerDirectory:
         """(node or None, how it was resolved) for one captured value."""
         if group == "chief":
             return self.chief(), "it waits for the chief, which initializes the model"
+        if group == "slurm_task":  # srun's task number: the task whose log printed that rank
+            node = self.ranks.get(int(value)) if str(value).isdigit() else None
+            if node is None:
+                return None, f"no log printed SLURM_PROCID={value}"
+            return node, f"srun's task {value} is {node} (its SLURM_PROCID)"
         value = str(value).strip()
         m = _TASK_RE.search(value)
         if m:

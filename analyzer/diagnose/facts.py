@@ -87,6 +87,7 @@ class Facts:
     task_source: str = "TF_CONFIG"  #: what said it (``DTENSOR_*`` for DTensor's variables)
     missing: bool = False
     twins: list[str] = field(default_factory=list)  #: different logs that all say they are it
+    rank: int | None = None  #: its rank as Slurm's srun set it (``SLURM_PROCID``), if printed
     tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
     uncaught: bool = False  #: the log ends with a Python traceback
     #: (C++ source file, message template) → the source line it was logged from: the same
@@ -269,6 +270,7 @@ def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
             else "TF_CONFIG",
             missing=info.missing,
             twins=list(getattr(info, "twins", []) or []),
+            rank=getattr(info, "rank", None),
         )
     return facts
 
