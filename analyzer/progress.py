@@ -251,7 +251,12 @@ def progress_of(timeline: pd.DataFrame) -> pd.DataFrame:
             target = step_time
         fill = np.isnan(target) & ~np.isnan(values)
         target[fill] = values[fill]
-    sub = timeline.iloc[rows]
+    # (only the columns read, each taken alone: a take of every column is not free)
+    sub = {
+        c: timeline[c].iloc[rows]
+        for c in ("node", "ts", "ts_origin", "file", "line_no")
+        if c in timeline
+    }
     origin = sub["ts_origin"].astype(object).to_numpy() if "ts_origin" in sub else None
     frame = pd.DataFrame(
         {
@@ -263,7 +268,7 @@ def progress_of(timeline: pd.DataFrame) -> pd.DataFrame:
             "step_time_s": step_time,
             "source": source,
             "timed": np.isin(origin, _OWN_TIME) if origin is not None else True,
-            "row": np.asarray(sub.index, dtype="int64"),
+            "row": np.asarray(sub["node"].index, dtype="int64"),
             "file": sub["file"].astype(object).to_numpy() if "file" in sub else None,
             "line_no": sub["line_no"].astype("Int64").to_numpy() if "line_no" in sub else None,
             "total": total,

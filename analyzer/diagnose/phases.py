@@ -56,6 +56,7 @@ PHASES: tuple[tuple[str, str], ...] = (
     ),
 )
 PHASE_NAMES = tuple(name for name, _ in PHASES)
+_ANY_PHASE = "|".join(f"(?:{pattern})" for _, pattern in PHASES)
 
 
 @dataclass
@@ -123,7 +124,8 @@ class Phases:
 def node_phases(
     timeline: pd.DataFrame, ts: pd.Series | None = None, progress: pd.DataFrame | None = None
 ) -> Phases:
-    """The phases of every node: one pattern pass over the message column per phase.
+    """The phases of every node: one pattern pass over the message column for any phase, then
+    one per phase over the lines that showed one.
 
     With the nodes' ``progress`` (:func:`analyzer.progress.progress_of`), a report that reaches
     the step count it runs to (``step 60/60``; the last batch of Keras' last ``Epoch 3/3``)
@@ -144,8 +146,13 @@ def node_phases(
         hit_phase.append(np.full(len(done), PHASE_NAMES.index("finished")))
         for node, t in pd.Series(times_of[done], index=nodes[done]).groupby(level=0).min().items():
             out.first.setdefault(str(node), {})["finished"] = t
+    # one pass for any phase, then each phase over the lines that showed one
+    messages = timeline["message"]
+    shown = np.flatnonzero(_contains(messages, _ANY_PHASE))
+    shown_messages = messages.iloc[shown]
     for number, (name, pattern) in enumerate(PHASES):
-        hit = _contains(timeline["message"], pattern)
+        hit = np.zeros(len(messages), dtype=bool)
+        hit[shown[_contains(shown_messages, pattern)]] = True
         if not hit.any():
             continue
         hit_pos.append(np.flatnonzero(hit))
