@@ -188,9 +188,11 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
             if m:
                 facts.job, facts.index = m["job"], int(m["index"])
                 facts.evidence = text.strip()[:200]
-            if facts.cluster is None and "cluster_spec" in text:
-                spec = _parse_mapping(text[text.find("cluster_spec") :])
-                facts.cluster = _normalize_cluster(spec.get("cluster", spec)) if spec else None
+        # (MultiWorkerMirroredStrategy logs its devices, which name the task, and then its
+        # cluster_spec: the spec is read whether or not the task is known by then)
+        if facts.cluster is None and "cluster_spec" in text:
+            spec = _parse_mapping(text[text.find("cluster_spec") :])
+            facts.cluster = _normalize_cluster(spec.get("cluster", spec)) if spec else None
         if facts.address is None:
             m = _SERVER_RE.search(text)
             if m:

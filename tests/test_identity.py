@@ -146,3 +146,17 @@ def test_a_slurm_task_killed_before_its_resolver_line_is_named_by_its_rank():
     (``%x-%j-%t.out``) and the others are named by the SLURM_PROCID their banners print."""
     run = analyzer.load(next(SLURM.glob("kill-worker-startup-*")), condensed=True)
     assert {"worker:0", "worker:1", "worker:2"} <= {n.node for n in run.diagnosis.nodes}
+
+
+def test_mwms_cluster_spec_is_read_after_the_devices_named_the_task():
+    # MultiWorkerMirroredStrategy logs its collective devices (which name the task) before its
+    # cluster_spec (collective_all_reduce_strategy.py): the spec is still read
+    facts = _facts(
+        "Enabled multi-worker collective ops with available devices: "
+        "['/job:worker/replica:0/task:1/device:CPU:0', '/job:worker/replica:0/task:0/device:CPU:0']",
+        "MultiWorkerMirroredStrategy with cluster_spec = {'worker': ['localhost:1', 'localhost:2']}, "
+        "task_type = 'worker', task_id = 1, num_workers = 2, local_devices = "
+        "('/job:worker/task:1/device:CPU:0',), communication = CommunicationImplementation.AUTO",
+    )
+    assert facts.node == "worker:1"
+    assert facts.cluster == {"worker": ["localhost:1", "localhost:2"]}

@@ -123,14 +123,6 @@ KNOWN_WRONG: dict[str, str] = {
         "step and slurmstepd's 'CANCELLED ... DUE TO TIME LIMIT' ends the job; no line says "
         "which task held it (as the other block runs)"
     ),
-    "mwms_slurm/wrong_address-worker-startup-srun_label": (
-        "says worker:1 / session_blocked: node right; its wrong port base shows only in its own "
-        "resolver line, which the spec comparison does not read"
-    ),
-    "mwms_slurm/wrong_count-worker-startup-srun_pertask": (
-        "says worker:0 / cluster_spec_mismatch: worker:0's own error says task 1's device joins a "
-        "group of size 4 where the group has size 3; the odd task is task 1, not the reporter"
-    ),
     "mwms_slurm/wrong_index-worker-startup-srun_named": (
         "says worker:1 / session_blocked (worker:0 as likely): two tasks claim rank 0 and the "
         "second cannot bind its port, so worker:1 never comes up; the category is not "

@@ -218,3 +218,23 @@ def test_without_the_ranks_printed_srun_names_no_task(tmp_path: Path):
         lambda t: t.replace("SLURM_PROCID=", "SLURM_RANK_NOT="),
     )
     assert run.root_cause.pattern_id != "process.srun_task_ended"
+
+
+def test_a_task_up_all_along_that_never_joined_was_told_another_place_to_join():
+    """mwms_slurm: worker:1 started its server before the coordination service began to wait
+    for it and logged on, with no error, for as long as it waited: it was up all along and
+    never reached the service (another port base): its configuration, not its start-up."""
+    run = analyzer.load(SRUN_KILL / "wrong_address-worker-startup-srun_label", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "cluster_spec_mismatch")
+
+
+def test_a_task_whose_log_stops_while_it_is_awaited_was_not_up_all_along(tmp_path: Path):
+    # the same run, worker:1's lines after its server start gone (its SIGTERM at the job's
+    # end): its log stops while the service still waits, which says nothing of where it joined
+    run = changed_run(
+        SRUN_KILL / "wrong_address-worker-startup-srun_label",
+        tmp_path,
+        "slurm-5183223.out",
+        lambda t: "".join(x for x in t.splitlines(keepends=True) if not x.startswith("1: W0000")),
+    )
+    assert run.root_cause.category != "cluster_spec_mismatch"

@@ -81,7 +81,11 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
-        return ("node_crash" if _died_while_awaited(node, ev) else "session_blocked"), None
+        if _died_while_awaited(node, ev):
+            return "node_crash", None
+        if _up_while_awaited(node, ev):
+            return "cluster_spec_mismatch", None
+        return "session_blocked", None
     if node in ev.blocked and node not in ev.silent:
         return "session_blocked", None
     if (
@@ -164,6 +168,31 @@ def _died_while_awaited(node: str, ev: Case) -> bool:
         ends = [f.last_time for f in ev.facts.values() if f.last_time is not None]
         waited = max([waited, *(t for t in ends if not pd.isna(t))])
     return bool(started <= times.min() and stopped + pd.Timedelta(seconds=START_WAIT_S) <= waited)
+
+
+def _up_while_awaited(node: str, ev: Case) -> bool:
+    """Had ``node`` started its server before its peers began to wait for it, and did its log
+    go on, with no error and no further phase, for as long as they waited? Then it was up all
+    along and never reached them: it was told another place to join (another leader or
+    peer address, another index) than the one they wait at."""
+    f = ev.facts.get(node)
+    if f is None or f.missing or f.first_time is None or f.last_time is None:
+        return False
+    if ev.phases is None or ev.phases.furthest(node) != "server":
+        return False
+    if not ev.errors.empty and (ev.errors["node"] == node).any():
+        return False
+    waits = ev.blames[
+        (ev.blames["blamed"] == node)
+        & ~ev.blames["self"]
+        & (ev.blames["category"] == "session_blocked")
+    ]
+    if waits.empty or {node, *_values(waits["victim"])} & set(ev.clock.applied):
+        return False  # (start times compared across a corrected clock: see above)
+    times = _corrected_times(waits["victim"], _utc(waits["ts"]), ev.clock)
+    started = ev.clock.correct(node, ev.phases.started().get(node, f.first_time))
+    stopped = ev.clock.correct(node, f.last_time)
+    return bool(started <= times.min() and stopped >= times.max())
 
 
 def _first_reactions(
