@@ -147,3 +147,28 @@ def test_a_long_line_reaches_kubectl_as_one_line_with_each_records_time(tmp_path
     head, tail = line.split("y" * k8s.MAX_LINE)
     assert head.startswith("[pod/recsys-tfjob-worker-0/tensorflow] ")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT[\d:.]+Z yyy", tail)
+
+
+def test_the_operator_fails_the_job_on_a_replicas_exit_and_deletes_the_running_pods(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    def proc(code: str):
+        cmd = [sys.executable, "-c", f"import time, sys; time.sleep({code})"]
+        return SimpleNamespace(popen=subprocess.Popen(cmd))
+
+    procs = {"chief:0": proc("30"), "ps:0": proc("30"), "worker:1": proc("0.2")}
+    kubelet = k8s.Kubelet(tmp_path, "k8s_pods", 1, list(procs))
+    kubelet.watch(procs, "chief:0")
+    procs["worker:1"].popen.send_signal(signal.SIGKILL)
+    assert kubelet.acted.wait(10)
+    codes = {n: p.popen.wait(10) for n, p in procs.items()}
+    assert codes == {"chief:0": -15, "ps:0": -15, "worker:1": -9}
+    assert kubelet.deleted == {"chief:0", "ps:0"}
+    (event,) = kubelet.events
+    assert (
+        event["message"]
+        == "TFJob kubeflow/recsys-tfjob has failed because 1 Worker replica(s) failed."
+    )

@@ -35,6 +35,14 @@ What each part writes, read from its sources:
   kubectl, reading up to a newline, prints a partial record and the next one on one line; a
   stream that ends on a partial record ends without a newline, and the next pod's line
   follows it on the same line.
+* **The training-operator ends the job** as its sources say (kubeflow/training-operator,
+  the TFJob controller's ``UpdateJobStatus`` and ``SetDefaults_TFJob``): restart policy
+  ``Never`` (the TFJob default), so a replica that exits non-zero fails the TFJob ("TFJob
+  <ns>/<job> has failed because 1 <Type> replica(s) failed.") and the chief exiting 0 makes it
+  succeed (success policy default); either way ``CleanPodPolicy: Running`` (the default) deletes
+  the pods still running, and kubelet stops their containers with SIGTERM, then SIGKILL after
+  the grace period (30 s on a cluster, :data:`GRACE` here). The lab's stop-file goodbye
+  ("Launcher reports the job finished") is not used: a deleted pod's server just dies.
 * **Nothing job-level.** A pod's log holds only what its container wrote: kubelet's own words
   (``kubectl describe pod``'s ``Reason: OOMKilled``, ``Exit Code: 137``, the events of a
   preemption, the TFJob's ``activeDeadlineSeconds``) are not in any log file a user collects
@@ -52,9 +60,12 @@ No TensorFlow import here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shutil
+import signal
 import socket
 import threading
 import time
@@ -75,6 +86,12 @@ REPLICAS = (("chief", 0), ("ps", 0), ("worker", 0), ("worker", 1))
 #: The output forms, a third of the cells each: per pod under /var/log/pods, per container
 #: under /var/log/containers, or one kubectl logs file.
 NAMINGS = ("k8s_pods", "k8s_kubectl", "k8s_containers")
+#: The operator's reaction to a pod's end (its informer and reconcile loop) and the lab's
+#: termination grace period (kubelet's default terminationGracePeriodSeconds is 30).
+OPERATOR_DELAY = 1.0
+GRACE = 5.0
+#: The replica types as the TFJob API spells them (the operator's failure message names them).
+REPLICA_TYPES = {"chief": "Chief", "ps": "PS", "worker": "Worker", "evaluator": "Evaluator"}
 RAW_DIR = ".raw"  # the tasks' plain output while they run (removed when the run is settled)
 
 
@@ -230,6 +247,9 @@ class Kubelet:
         self.waiting: dict[str, list[int]] = {n: [] for n in nodes}  # raw lines in pending
         self.started: set[str] = set()
         self.events: list[dict] = []
+        self.deleted: set[str] = set()  # pods the operator deleted when the job ended
+        self.over = threading.Event()  # the job ended (by the operator or the lab)
+        self.acted = threading.Event()  # the operator deleted what was left
         if self.kubectl:
             (self.out_dir / kubectl_file()).write_bytes(b"")
 
@@ -282,9 +302,71 @@ class Kubelet:
 
     def job_event(self, event: str) -> None:
         """A job-level event of the launcher (its time limit, a preemption): Kubernetes writes
-        nothing of it into any container's log, so it is only kept for truth.json."""
-        if event != "end":
+        nothing of it into any container's log, so it is only kept for truth.json. At the
+        lab's ``end`` the operator's own reaction to the last pod's exit is let happen."""
+        if event == "end":
+            if not self.over.is_set():
+                self.acted.wait(OPERATOR_DELAY + 1.0)
+            self.over.set()
+            return
+        if event:  # the time limit: activeDeadlineSeconds (a preemption is the cell's fault)
+            self.over.set()
             self.events.append({"event": event, "utc": rfc3339nano(time.time_ns())})
+
+    # the training-operator's side
+    def watch(self, procs: dict, chief: str) -> None:
+        """Play the operator (``procs``: node -> Proc, the lab's live table): the first pod to
+        exit non-zero fails the TFJob, the chief exiting 0 completes it; then every pod still
+        running is deleted."""
+
+        def loop() -> None:
+            while not self.over.is_set():
+                for node, proc in list(procs.items()):
+                    code = proc.popen.poll()
+                    if code is not None and (code != 0 or node == chief):
+                        time.sleep(OPERATOR_DELAY)
+                        self._end_job(procs, node, code)
+                        return
+                time.sleep(0.1)
+
+        threading.Thread(target=loop, daemon=True, name="tfjob-operator").start()
+
+    def _end_job(self, procs: dict, node: str, code: int) -> None:
+        if self.over.is_set():
+            return
+        self.over.set()
+        job, _ = _split(node)
+        if code == 0:
+            msg = f"TFJob {NAMESPACE}/{JOB_NAME} successfully completed."
+        else:
+            msg = (
+                f"TFJob {NAMESPACE}/{JOB_NAME} has failed because 1 {REPLICA_TYPES[job]} "
+                "replica(s) failed."
+            )
+        alive = [n for n, p in procs.items() if p.popen.poll() is None]
+        self.events.append(
+            {
+                "event": "TFJob succeeded" if code == 0 else "TFJob failed",
+                "message": msg,
+                "pod_ended": node,
+                "exit_code": code,
+                "pods_deleted": alive,
+                "utc": rfc3339nano(time.time_ns()),
+            }
+        )
+        for n in alive:
+            self.deleted.add(n)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(procs[n].popen.pid, signal.SIGTERM)
+        self.acted.set()
+        end = time.monotonic() + GRACE
+        for n in alive:
+            p = procs[n].popen
+            with contextlib.suppress(Exception):
+                p.wait(max(0.0, end - time.monotonic()))
+            if p.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p.pid, signal.SIGKILL)
 
     def finish(self, truth: dict) -> None:
         """The tasks' plain copies go; node files and evidence point at the runtime's files."""
@@ -307,6 +389,14 @@ class Kubelet:
             truth["node_files"][node] = [self.files[node]] if files else []
         shutil.rmtree(out / RAW_DIR, ignore_errors=True)
         truth["launcher_files"] = []
+        ended = [e for e in self.events if "pods_deleted" in e]
+        if ended and ended[0]["pods_deleted"]:
+            e = ended[0]
+            truth["notes"] += (
+                f" The training-operator saw {e['pod_ended']} exit {e['exit_code']} "
+                f'("{e["message"]}") and deleted the pods still running (CleanPodPolicy '
+                f"Running): {', '.join(e['pods_deleted'])} got SIGTERM, SIGKILL after {GRACE:.0f} s."
+            )
         truth["kubernetes"] = {
             "namespace": NAMESPACE,
             "tfjob": JOB_NAME,

@@ -1708,6 +1708,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             raise CellError(missing)
         run.kubelet = kubernetes.Kubelet(lab.out_dir, cell.naming, cell.seed, nodes)
         lab.job_log = run.kubelet.job_event
+        run.kubelet.watch(lab.procs, style.roles["chief"])
         run.extra["kubernetes_output"] = kubernetes.OUTPUT_FORMS[cell.naming]
 
     def start(node: str) -> None:
@@ -1742,6 +1743,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             tf_config = None
             pod = run.kubelet.pods[node]
             node_env.update({"TF_CONFIG": kubernetes.tf_config(specs[node]), "HOSTNAME": pod})
+            node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: the operator deletes the pod
             wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', pod]
         lab.start(
             node,
@@ -1798,7 +1800,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     """Decide what really happened; fill run.category / expect / notes; raise CellError."""
     target = run.target
     started = [n for n in run.nodes if n in lab.procs]
-    failed = [n for n in started if codes.get(n) not in (0, None)]
+    # a TFJob's pods the operator deleted once the job had ended did not fail it
+    deleted = run.kubelet.deleted if run.kubelet else set()
+    failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
     all_ok = not failed and not stalled
@@ -1978,6 +1982,13 @@ def _describe(cell: Cell, style: Style, fault: Fault, run: _Run) -> str:
     return f"{fault.description}{who} Cluster: {style.cluster}. Phase: {PHASES[cell.phase]}."
 
 
+K8S_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as a TFJob's "
+    "activeDeadlineSeconds does (every pod deleted: SIGTERM to every task, SIGKILL 5 s "
+    "later); Kubernetes writes nothing of it into the containers' logs."
+)
+
+
 def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
 
@@ -2041,7 +2052,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += " Never started (no log): " + ", ".join(run.missing) + "."
     if run.stopped:
         notes += f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the final SIGKILL."
-    if run.ended_by == "launcher_timeout":
+    if run.ended_by == "launcher_timeout" and style.config == "k8s":
+        notes += K8S_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
             "task, SIGKILL 5 s later) and wrote launcher.log."
