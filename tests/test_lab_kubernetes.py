@@ -172,3 +172,41 @@ def test_the_operator_fails_the_job_on_a_replicas_exit_and_deletes_the_running_p
         event["message"]
         == "TFJob kubeflow/recsys-tfjob has failed because 1 Worker replica(s) failed."
     )
+
+
+@pytest.mark.parametrize("naming", ["k8s_pods", "k8s_containers", "k8s_kubectl"])
+def test_a_restarted_container_writes_its_next_log_and_kubectl_stops_following(
+    tmp_path, monkeypatch, naming
+):
+    monkeypatch.setattr(k8s, "RESTART_DELAY", 0.0)
+    kubelet = k8s.Kubelet(tmp_path, naming, 3, NODES, on_failure=True)
+    started = []
+    kubelet.restarter = lambda node, raw: started.append((node, raw))
+    kubelet.line("worker:1", b"first run\n", "stderr", False)
+    kubelet._restart("worker:1", -9)
+    assert started == [("worker:1", ".raw/worker-1.r1.log")]
+    assert kubelet.restarts["worker:1"] == 1 and not kubelet.restart_due()
+    kubelet.line("worker:1", b"second run\n", "stderr", False)
+    truth = {
+        "nodes": NODES,
+        "node_files": {n: [k8s.raw_name(n)] for n in NODES},
+        "notes": "",
+        "evidence": [{"node": "worker:1", "file": ".raw/worker-1.r1.log", "line_no": 1}],
+    }
+    truth["evidence"][0]["text"] = "second run"
+    if naming == "k8s_kubectl":
+        text = (tmp_path / "recsys-tfjob.log").read_text()
+        assert "first run" in text and "second run" not in text
+        with pytest.raises(RuntimeError, match="not in"):
+            kubelet.finish(truth)
+        return
+    kubelet.finish(truth)
+    first, second = truth["node_files"]["worker:1"]
+    if naming == "k8s_pods":
+        assert first.endswith("/tensorflow/0.log") and second.endswith("/tensorflow/1.log")
+        assert first.rsplit("/", 2)[0] == second.rsplit("/", 2)[0]  # the same pod
+    else:
+        assert first != second and first.startswith("containers/recsys-tfjob-worker-1_")
+    assert (truth["evidence"][0]["file"], truth["evidence"][0]["line_no"]) == (second, 1)
+    assert truth["kubernetes"]["pods"]["worker:1"]["restart_count"] == 1
+    assert "restarted its container once" in truth["notes"]

@@ -71,6 +71,9 @@ class Lab:
     # Where job-level events go (the launcher's time limit, a preemption): None writes them
     # to launcher.log; a style whose scheduler has its own output (Slurm) takes them there.
     job_log: object = None
+    # A callable saying a task's restart is due (kubelet's restartPolicy OnFailure): the job
+    # is not over while its train node waits for it.
+    restarting: object = None
     _tees: list = field(default_factory=list)
 
     def __post_init__(self) -> None:

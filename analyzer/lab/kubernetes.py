@@ -64,6 +64,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -90,6 +91,10 @@ NAMINGS = ("k8s_pods", "k8s_kubectl", "k8s_containers")
 #: termination grace period (kubelet's default terminationGracePeriodSeconds is 30).
 OPERATOR_DELAY = 1.0
 GRACE = 5.0
+#: restartPolicy OnFailure: kubelet restarts a container that exited non-zero (its first
+#: restart has no back-off); the lab restarts each once, and the TFJob's runPolicy
+#: backoffLimit of 1 fails the job at a second failure.
+RESTART_DELAY = 1.0
 #: The replica types as the TFJob API spells them (the operator's failure message names them).
 REPLICA_TYPES = {"chief": "Chief", "ps": "PS", "worker": "Worker", "evaluator": "Evaluator"}
 RAW_DIR = ".raw"  # the tasks' plain output while they run (removed when the run is settled)
@@ -172,9 +177,14 @@ OUTPUT_FORMS = {
 }
 
 
-def raw_name(node: str) -> str:
-    """Where the lab keeps a task's plain output while it runs."""
-    return f"{RAW_DIR}/{node.replace(':', '-')}.log"
+def raw_name(node: str, restart: int = 0) -> str:
+    """Where the lab keeps a task's plain output while it runs (per run of its container)."""
+    return f"{RAW_DIR}/{node.replace(':', '-')}{f'.r{restart}' if restart else ''}.log"
+
+
+def _raw_restart(name: str) -> int:
+    m = re.search(r"\.r(\d+)\.log$", name)
+    return int(m.group(1)) if m else 0
 
 
 # ----------------------------------------------------------------------------- formats
@@ -233,13 +243,22 @@ class Kubelet:
     plain copies go, and the evidence points at the lines of the files that stay.
     """
 
-    def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str]):
+    def __init__(
+        self, out_dir: Path, naming: str, seed: int, nodes: list[str], on_failure: bool = False
+    ):
         self.out_dir, self.naming, self.seed = Path(out_dir), naming, seed
         self.kubectl = naming == "k8s_kubectl"
+        self.on_failure = on_failure
+        self.restarts = {n: 0 for n in nodes}
+        self.first_exit: dict[str, int] = {}
+        self.restarter = None  # starts a node's container again (the lab's start)
+        self.restarting: set[str] = set()
+        self.old_where: dict[tuple[str, int], list[int]] = {}
         self.pods = {n: pod_name(*_split(n)) for n in nodes}
         self.uids = {n: pod_uid(seed, p) for n, p in self.pods.items()}
-        self.cids = {n: container_id(seed, p) for n, p in self.pods.items()}
+        self.cids = {n: [container_id(seed, p)] for n, p in self.pods.items()}
         self.files = {n: self._file(n) for n in nodes}
+        self.all_files = {n: [f] for n, f in self.files.items()}
         self.lock = threading.Lock()
         self.newlines: dict[str, int] = {}  # file -> newlines written so far
         self.where: dict[str, list[int]] = {n: [] for n in nodes}  # raw line -> file line
@@ -257,8 +276,8 @@ class Kubelet:
         if self.kubectl:
             return kubectl_file()
         if self.naming == "k8s_containers":
-            return container_log(self.pods[node], self.cids[node])
-        return pod_log(self.pods[node], self.uids[node])
+            return container_log(self.pods[node], self.cids[node][-1])
+        return pod_log(self.pods[node], self.uids[node], self.restarts[node])
 
     # the runtime's side
     def _append(self, name: str, data: bytes) -> int:
@@ -278,6 +297,10 @@ class Kubelet:
             self.where[node].append(0)
             for tag, content in cri_records(data, partial):
                 ns = time.time_ns()
+                if self.kubectl and self.restarts[node]:
+                    # kubectl logs -f followed the container that died (kubelet's ReadLogs
+                    # ends when its container stops running): the new one is not in its output
+                    continue
                 if not self.kubectl:
                     no = self._append(self.files[node], cri_line(ns, stream, tag, content))
                     self.where[node][raw_index] = self.where[node][raw_index] or no
@@ -319,17 +342,60 @@ class Kubelet:
         exit non-zero fails the TFJob, the chief exiting 0 completes it; then every pod still
         running is deleted."""
 
+        seen: set[int] = set()  # the containers whose end was dealt with
+
         def loop() -> None:
             while not self.over.is_set():
                 for node, proc in list(procs.items()):
                     code = proc.popen.poll()
-                    if code is not None and (code != 0 or node == chief):
+                    if code is None or proc.popen.pid in seen:
+                        continue
+                    if code != 0 and self.on_failure and self.restarts[node] == 0:
+                        seen.add(proc.popen.pid)
+                        self.first_exit[node] = code
+                        self.restarting.add(node)
+                        threading.Thread(
+                            target=self._restart, args=(node, code), daemon=True
+                        ).start()
+                        continue
+                    if code != 0 or node == chief:
                         time.sleep(OPERATOR_DELAY)
                         self._end_job(procs, node, code)
                         return
                 time.sleep(0.1)
 
         threading.Thread(target=loop, daemon=True, name="tfjob-operator").start()
+
+    def restart_due(self) -> bool:
+        """A container's restart is due (the job is not over)."""
+        return bool(self.restarting) and not self.over.is_set()
+
+    def _restart(self, node: str, code: int) -> None:
+        """kubelet restarts ``node``'s container in the same pod: restart count 1, a new
+        container id, its output in ``1.log`` next to ``0.log``."""
+        time.sleep(RESTART_DELAY)
+        try:
+            if self.over.is_set() or self.restarter is None:
+                return
+            with self.lock:
+                self.old_where[(node, self.restarts[node])] = self.where[node]
+                self.where[node] = []
+                self.restarts[node] += 1
+                self.cids[node].append(container_id(self.seed, f"{self.pods[node]}#1"))
+                self.files[node] = self._file(node)
+                self.all_files[node].append(self.files[node])
+            self.events.append(
+                {
+                    "event": "container restarted (restartPolicy OnFailure)",
+                    "pod": self.pods[node],
+                    "exit_code": code,
+                    "restart_count": self.restarts[node],
+                    "utc": rfc3339nano(time.time_ns()),
+                }
+            )
+            self.restarter(node, raw_name(node, self.restarts[node]))
+        finally:
+            self.restarting.discard(node)
 
     def _end_job(self, procs: dict, node: str, code: int) -> None:
         if self.over.is_set():
@@ -373,9 +439,12 @@ class Kubelet:
         out = self.out_dir
         for ev in truth["evidence"]:
             node, no = ev["node"], ev["line_no"]
-            mine = self.where.get(node, [])
+            run = _raw_restart(ev.get("file") or "")
+            mine = self.old_where.get((node, run)) or self.where.get(node, [])
+            if run == self.restarts.get(node, 0):
+                mine = self.where.get(node, [])
             mine = mine + [0] * max(0, no - len(mine))
-            name = self.files[node]
+            name = self.all_files[node][run]
             text = (out / name).read_text(encoding="utf-8", errors="replace").splitlines()
             want, at = ev["text"][:100], mine[no - 1]
             # a line with a \r or \f in it counts as two in the plain copy: look for it
@@ -386,9 +455,23 @@ class Kubelet:
                 raise RuntimeError(f"{node}'s line {no} is not in {name}: {want[:80]!r}")
             ev["file"], ev["line_no"], ev["text"] = name, at, text[at - 1][:400]
         for node, files in truth["node_files"].items():
-            truth["node_files"][node] = [self.files[node]] if files else []
+            truth["node_files"][node] = list(self.all_files[node]) if files else []
+            if self.kubectl and files:
+                truth["node_files"][node] = [kubectl_file()]
         shutil.rmtree(out / RAW_DIR, ignore_errors=True)
         truth["launcher_files"] = []
+        for e in self.events:
+            if e["event"].startswith("container restarted"):
+                truth["notes"] += (
+                    f" restartPolicy OnFailure: {e['pod']} exited {e['exit_code']} and kubelet "
+                    f"restarted its container once (restart count {e['restart_count']})"
+                    + (
+                        "; kubectl logs -f had followed the container that died, so the new "
+                        "one's output is not in its file."
+                        if self.kubectl
+                        else ", its output in a log of its own next to the first one's."
+                    )
+                )
         ended = [e for e in self.events if "pods_deleted" in e]
         if ended and ended[0]["pods_deleted"]:
             e = ended[0]
@@ -406,11 +489,12 @@ class Kubelet:
                 n: {
                     "pod": self.pods[n],
                     "uid": self.uids[n],
-                    "container_id": self.cids[n],
-                    "restart_count": 0,
+                    "container_ids": self.cids[n],
+                    "restart_count": self.restarts[n],
                 }
                 for n in truth["nodes"]
             },
+            "restart_policy": "OnFailure" if self.on_failure else "Never",
             "job_events_not_logged": self.events,
             "hosts_line": HOSTS_LINE,
         }

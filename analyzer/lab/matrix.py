@@ -1141,6 +1141,20 @@ FAULTS: dict[str, Fault] = {
             (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
         ),
+        Fault(
+            "kill_onfailure",
+            "crash",
+            "node_crash",
+            "signal",
+            "The target is SIGKILLed in a TFJob whose replicas have restartPolicy OnFailure (and "
+            "a backoffLimit of 1): kubelet restarts its container once, in the same pod.",
+            (
+                ("tfjob_k8s", "worker", "training"),
+                ("tfjob_k8s", "ps", "training"),
+                ("tfjob_k8s", "chief", "training"),
+            ),
+            sig=signal.SIGKILL,
+        ),
     ]
 }
 
@@ -1479,6 +1493,9 @@ def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: 
             for n in style.train_nodes
             if n in lab.procs and n not in stopped and lab.procs[n].popen.poll() is None
         ]
+        if not live and lab.restarting is not None and lab.restarting():
+            time.sleep(0.2)  # kubelet restarts a container (restartPolicy OnFailure)
+            continue
         if not live:
             return "exited"
         if lab.remaining() <= 5:
@@ -1706,12 +1723,14 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         missing = kubernetes.check_names()
         if missing:
             raise CellError(missing)
-        run.kubelet = kubernetes.Kubelet(lab.out_dir, cell.naming, cell.seed, nodes)
+        on_failure = fault.name == "kill_onfailure"
+        run.kubelet = kubernetes.Kubelet(lab.out_dir, cell.naming, cell.seed, nodes, on_failure)
         lab.job_log = run.kubelet.job_event
+        lab.restarting = run.kubelet.restart_due
         run.kubelet.watch(lab.procs, style.roles["chief"])
         run.extra["kubernetes_output"] = kubernetes.OUTPUT_FORMS[cell.naming]
 
-    def start(node: str) -> None:
+    def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
         if node == target and fault.kind == "args":
             args += _subst(fault.args, style, lab.scratch, target)
@@ -1748,7 +1767,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.start(
             node,
             style.script,
-            dict(cell.files).get(node) or file_name(cell.naming, style, node, cell.seed),
+            log_rel or dict(cell.files).get(node) or file_name(cell.naming, style, node, cell.seed),
             tf_config=tf_config,
             args=args,
             env=node_env or None,
@@ -1759,6 +1778,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             wrap=wrap,
         )
 
+    if run.kubelet is not None:
+        run.kubelet.restarter = start
     for node in nodes:
         if node in run.missing or node in delayed:
             continue
@@ -1835,6 +1856,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             raise CellError(f"healthy run failed: {codes}, {run.ended_by}")
         run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
         run.target = None
+    elif fault.name == "kill_onfailure":
+        first = run.kubelet.first_exit.get(target)
+        if first != -9 or not run.kubelet.restarts.get(target):
+            raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name == "preempt":
         if codes.get(target) not in (-15, -9, 42, 143):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
