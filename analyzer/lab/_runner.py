@@ -71,6 +71,9 @@ class Lab:
     # Where job-level events go (the launcher's time limit, a preemption): None writes them
     # to launcher.log; a style whose scheduler has its own output (Slurm) takes them there.
     job_log: object = None
+    # A callable saying a task's restart is due (kubelet's restartPolicy OnFailure): the job
+    # is not over while its train node waits for it.
+    restarting: object = None
     _tees: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -99,10 +102,15 @@ class Lab:
         python: str | None = None,
         log_style: str = "python",
         tee=None,
+        sink=None,
+        wrap: list[str] | None = None,
     ) -> Proc:
         """Start ``script`` for ``node``, its stdout and stderr into ``log_rel``; ``tee``
         (``tee(node, line)``) also gets every line the moment it is written, as a launcher
-        that reads its tasks' output (srun) sees it."""
+        that reads its tasks' output (srun) sees it. ``sink`` reads stdout and stderr apart,
+        as a container runtime does: ``sink.line(node, data, stream, partial)`` per line (the
+        stream's last bytes without a newline: ``partial``), ``sink.closed(node)`` when both
+        ended. ``wrap``: a command the interpreter is run under (it must exec it)."""
         log_path = self.out_dir / log_rel
         log_path.parent.mkdir(parents=True, exist_ok=True)
         child_env = dict(os.environ)
@@ -123,12 +131,12 @@ class Lab:
         if env:
             child_env.update(env)
         interp = python or self.python or sys.executable
-        cmd = [interp, "-u", str(TASKS_DIR / script), *(args or [])]
+        cmd = [*(wrap or []), interp, "-u", str(TASKS_DIR / script), *(args or [])]
         fh = open(log_path, "wb", buffering=0)  # noqa: SIM115 - closed in cleanup
         popen = subprocess.Popen(
             cmd,
-            stdout=subprocess.PIPE if tee else fh,
-            stderr=subprocess.STDOUT,
+            stdout=subprocess.PIPE if (tee or sink) else fh,
+            stderr=subprocess.PIPE if sink else subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=child_env,
             cwd=str(self.scratch),
@@ -144,6 +152,25 @@ class Lab:
             )
             t.start()
             self._tees.append(t)
+        if sink:
+            import threading
+
+            lock, left = threading.Lock(), [2]
+
+            def done() -> None:
+                with lock:
+                    left[0] -= 1
+                    if left[0] == 0:
+                        sink.closed(node)
+
+            for pipe, stream in ((popen.stdout, "stdout"), (popen.stderr, "stderr")):
+                t = threading.Thread(
+                    target=_copy_stream,
+                    args=(pipe, fh, node, sink, stream, lock, done),
+                    daemon=True,
+                )
+                t.start()
+                self._tees.append(t)
         return proc
 
     def start_helper(self, cmd: list[str], **kw) -> subprocess.Popen:
@@ -267,6 +294,29 @@ def _copy_lines(pipe, fh, node: str, tee) -> None:
     if pending:
         tee(node, pending + b"\n")
     pipe.close()
+
+
+def _copy_stream(pipe, fh, node: str, sink, stream: str, lock, done) -> None:
+    """Copy one stream of a task into its log file (every piece as a line) and each line, the
+    moment it is whole, to ``sink.line``; the stream's last bytes without a newline are passed
+    as ``partial``. Both streams of a task write under one ``lock``, so the log file's lines
+    are the sink's lines in the same order."""
+    pending = b""
+    while True:
+        chunk = os.read(pipe.fileno(), 65536)
+        if not chunk:
+            break
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            with lock:
+                fh.write(line + b"\n")
+                sink.line(node, line + b"\n", stream, False)
+    if pending:
+        with lock:
+            fh.write(pending + b"\n")
+            sink.line(node, pending, stream, True)
+    pipe.close()
+    done()
 
 
 def rotate(path: Path, pieces: int = 3) -> list[str]:

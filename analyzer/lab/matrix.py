@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import slurm
+from . import kubernetes, slurm
 from ._runner import Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -80,6 +80,8 @@ class Style:
     # (DTENSOR_CLIENT_ID / DTENSOR_NUM_CLIENTS / DTENSOR_JOB_NAME / DTENSOR_JOBS, no TF_CONFIG)
     # or "slurm" (the SLURM_* variables srun sets, read by SlurmClusterResolver; its ports are
     # consecutive from the script's --port-base; the launcher plays srun: analyzer/lab/slurm.py)
+    # or "k8s" (a Kubeflow TFJob: the training-operator's TF_CONFIG with the replicas' service
+    # names; the launcher plays kubelet and the container runtime: analyzer/lab/kubernetes.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -413,6 +415,37 @@ STYLES: dict[str, Style] = {
             config="slurm",
             namings=slurm.NAMINGS,
         ),
+        Style(
+            name="tfjob_k8s",
+            script="tfjob_k8s.py",
+            jobs=(("chief", 1), ("ps", 1), ("worker", 2)),
+            cluster="a Kubeflow TFJob on Kubernetes: chief + 1 ps + 2 workers "
+            "(ParameterServerStrategy, tf.keras Model.fit driving a ClusterCoordinator) from the "
+            "TF_CONFIG the training-operator writes (the replicas' service names "
+            "<job>-<replica>-<i>.<namespace>.svc, environment cloud); each container's output "
+            "as the container runtime writes it (CRI log format under "
+            "pods/<namespace>_<pod>_<uid>/tensorflow/0.log) or in one kubectl logs --prefix "
+            "--timestamps file",
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0",),
+            progress_node="chief:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1", "--epochs", "20"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            # the coordinator's eager context: every remote op the chief issues
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("chief:0", "worker:0"),
+            pod_prefix=kubernetes.JOB_NAME,
+            shape_dim="20",
+            feed_dtype="string",  # Keras casts int64 features to float32 without a word
+            alt_args=("--image-format", "webp"),
+            naming_start=0,
+            config="k8s",
+            namings=kubernetes.NAMINGS,
+        ),
     ]
 }
 
@@ -495,6 +528,7 @@ FAULTS: dict[str, Fault] = {
                 ("data_service", 3),
                 ("dtensor", 3),
                 ("estimator_mwms", 3),
+                ("tfjob_k8s", 3),
             ),
         ),
         Fault(
@@ -595,6 +629,15 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "checkpoint"),
                 ("estimator_mwms", "chief", "checkpoint"),
                 ("mwms_slurm", "chief", "checkpoint"),
+                # tfjob_k8s: every role at each phase (its worker at start-up is in _all above)
+                ("tfjob_k8s", "chief", "startup"),
+                ("tfjob_k8s", "ps", "startup"),
+                ("tfjob_k8s", "chief", "training"),
+                ("tfjob_k8s", "ps", "training"),
+                ("tfjob_k8s", "worker", "training"),
+                ("tfjob_k8s", "chief", "checkpoint"),
+                ("tfjob_k8s", "ps", "checkpoint"),
+                ("tfjob_k8s", "worker", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -631,6 +674,8 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "evaluator", "training"),
                 ("estimator_mwms", "chief", "training"),
                 ("mwms_slurm", "chief", "training"),
+                ("tfjob_k8s", "chief", "training"),
+                ("tfjob_k8s", "ps", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -666,6 +711,9 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("estimator_mwms", "chief", "training"),
                 ("mwms_slurm", "chief", "training"),
+                # tfjob_k8s: the chief's operation timeout (the coordinator's context)
+                ("tfjob_k8s", "ps", "training"),
+                ("tfjob_k8s", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -705,6 +753,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("estimator_mwms", "chief", "training"),
                 ("mwms_slurm", "chief", "training"),
+                ("tfjob_k8s", "ps", "training"),
+                ("tfjob_k8s", "worker", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -771,6 +821,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("tfjob_k8s", "worker", "training"),
             ),
         ),
         Fault(
@@ -799,6 +850,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("tfjob_k8s", "chief", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -827,6 +879,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "chief", "startup"),
                 ("mwms_slurm", "chief", "startup"),
+                ("tfjob_k8s", "ps", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -852,6 +905,8 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                # tfjob_k8s: two replicas on one node with hostNetwork share its ports
+                ("tfjob_k8s", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -876,6 +931,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "chief", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -900,6 +956,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "chief", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -923,6 +980,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -951,6 +1009,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "ps", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -978,6 +1037,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "ps", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1000,6 +1060,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "chief", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("tfjob_k8s", "chief", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1031,6 +1092,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "chief", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("tfjob_k8s", "chief", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1058,6 +1120,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_sharded", "worker", "startup"),
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
+                ("tfjob_k8s", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1077,6 +1140,20 @@ FAULTS: dict[str, Fault] = {
             "HDF5_USE_FILE_LOCKING=FALSE.",
             (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
+        ),
+        Fault(
+            "kill_onfailure",
+            "crash",
+            "node_crash",
+            "signal",
+            "The target is SIGKILLed in a TFJob whose replicas have restartPolicy OnFailure (and "
+            "a backoffLimit of 1): kubelet restarts its container once, in the same pod.",
+            (
+                ("tfjob_k8s", "worker", "training"),
+                ("tfjob_k8s", "ps", "training"),
+                ("tfjob_k8s", "chief", "training"),
+            ),
+            sig=signal.SIGKILL,
         ),
     ]
 }
@@ -1108,6 +1185,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return f"slurm-{4200 + seed}.{order}.out"
     if naming in slurm.NAMINGS:
         return slurm.output_name(naming, slurm.job_id(seed), order)
+    if naming in kubernetes.NAMINGS:
+        return kubernetes.raw_name(node)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1326,7 +1405,14 @@ def _cluster(style: Style) -> dict[str, list[str]]:
         ports = iter(range(base, base + len(style.nodes)))
         return {job: [f"{slurm.NODE}:{next(ports)}" for _ in range(n)] for job, n in style.jobs}
     ports = iter(free_ports(len(style.nodes)))
-    return {job: [f"127.0.0.1:{next(ports)}" for _ in range(n)] for job, n in style.jobs}
+    return {job: [_address(style, job, i, next(ports)) for i in range(n)] for job, n in style.jobs}
+
+
+def _address(style: Style, job: str, index: int, port: int) -> str:
+    """A task's address in a cluster spec: 127.0.0.1, or a TFJob replica's service name."""
+    if style.config == "k8s":
+        return kubernetes.service(job, index, port)
+    return f"127.0.0.1:{port}"
 
 
 def _tfc(cluster: dict, node: str) -> dict:
@@ -1407,6 +1493,9 @@ def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: 
             for n in style.train_nodes
             if n in lab.procs and n not in stopped and lab.procs[n].popen.poll() is None
         ]
+        if not live and lab.restarting is not None and lab.restarting():
+            time.sleep(0.2)  # kubelet restarts a container (restartPolicy OnFailure)
+            continue
         if not live:
             return "exited"
         if lab.remaining() <= 5:
@@ -1515,12 +1604,13 @@ def _bad_tfconfig(fault: str, style: Style, cluster: dict, target: str) -> tuple
     if fault == "wrong_address":
         peer = _peer_of(style, target)
         pj, pi = peer.split(":")
-        wrong = f"127.0.0.1:{free_ports(1)[0]}"
+        wrong = _address(style, pj, int(pi), free_ports(1)[0])
         extra = {"wrong_address": wrong, "right_address": spec[pj][int(pi)], "peer": peer}
         spec[pj][int(pi)] = wrong
         return {"cluster": spec, "task": {"type": job, "index": int(index)}}, extra
     if fault == "wrong_count":
-        spec["worker"].append(f"127.0.0.1:{free_ports(1)[0]}")
+        # a TFJob replica that has no pod has no service: its name does not resolve
+        spec["worker"].append(_address(style, "worker", len(spec["worker"]), free_ports(1)[0]))
         extra = {"workers_in_target_spec": len(spec["worker"]), "workers": len(cluster["worker"])}
         return {"cluster": spec, "task": {"type": job, "index": int(index)}}, extra
     if fault == "wrong_index":
@@ -1545,6 +1635,7 @@ class _Run:
     # how much of each log there was when the fault was injected (what came after it)
     offsets: dict[str, int] = field(default_factory=dict)
     srun: slurm.Srun | None = None  # the Slurm style's srun (its output and lines)
+    kubelet: kubernetes.Kubelet | None = None  # the TFJob style's runtime (its pods' logs)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -1628,8 +1719,18 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         run.srun.watch(lab.procs)
         run.extra["slurm_job_id"] = job
         run.extra["slurm_output"] = slurm.OUTPUT_FORMS[cell.naming]
+    if style.config == "k8s":
+        missing = kubernetes.check_names()
+        if missing:
+            raise CellError(missing)
+        on_failure = fault.name == "kill_onfailure"
+        run.kubelet = kubernetes.Kubelet(lab.out_dir, cell.naming, cell.seed, nodes, on_failure)
+        lab.job_log = run.kubelet.job_event
+        lab.restarting = run.kubelet.restart_due
+        run.kubelet.watch(lab.procs, style.roles["chief"])
+        run.extra["kubernetes_output"] = kubernetes.OUTPUT_FORMS[cell.naming]
 
-    def start(node: str) -> None:
+    def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
         if node == target and fault.kind == "args":
             args += _subst(fault.args, style, lab.scratch, target)
@@ -1656,18 +1757,29 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             n = len(specs[node]["cluster"][task["type"]])
             node_env.update(slurm.task_env(run.srun.job, task["index"], n))
             args += ["--port-base", str(bases[node])]
+        wrap = None
+        if style.config == "k8s":  # the training-operator's TF_CONFIG; the pod's hostname
+            tf_config = None
+            pod = run.kubelet.pods[node]
+            node_env.update({"TF_CONFIG": kubernetes.tf_config(specs[node]), "HOSTNAME": pod})
+            node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: the operator deletes the pod
+            wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', pod]
         lab.start(
             node,
             style.script,
-            dict(cell.files).get(node) or file_name(cell.naming, style, node, cell.seed),
+            log_rel or dict(cell.files).get(node) or file_name(cell.naming, style, node, cell.seed),
             tf_config=tf_config,
             args=args,
             env=node_env or None,
             python=python,
             log_style="python" if node in style.python_log else "absl",
             tee=run.srun.tee if run.srun else None,
+            sink=run.kubelet,
+            wrap=wrap,
         )
 
+    if run.kubelet is not None:
+        run.kubelet.restarter = start
     for node in nodes:
         if node in run.missing or node in delayed:
             continue
@@ -1709,7 +1821,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     """Decide what really happened; fill run.category / expect / notes; raise CellError."""
     target = run.target
     started = [n for n in run.nodes if n in lab.procs]
-    failed = [n for n in started if codes.get(n) not in (0, None)]
+    # a TFJob's pods the operator deleted once the job had ended did not fail it
+    deleted = run.kubelet.deleted if run.kubelet else set()
+    failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
     all_ok = not failed and not stalled
@@ -1742,6 +1856,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             raise CellError(f"healthy run failed: {codes}, {run.ended_by}")
         run.expect = [(style.progress_node, r"training finished after|worker 0 done")]
         run.target = None
+    elif fault.name == "kill_onfailure":
+        first = run.kubelet.first_exit.get(target)
+        if first != -9 or not run.kubelet.restarts.get(target):
+            raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name == "preempt":
         if codes.get(target) not in (-15, -9, 42, 143):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
@@ -1889,6 +2007,13 @@ def _describe(cell: Cell, style: Style, fault: Fault, run: _Run) -> str:
     return f"{fault.description}{who} Cluster: {style.cluster}. Phase: {PHASES[cell.phase]}."
 
 
+K8S_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as a TFJob's "
+    "activeDeadlineSeconds does (every pod deleted: SIGTERM to every task, SIGKILL 5 s "
+    "later); Kubernetes writes nothing of it into the containers' logs."
+)
+
+
 def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
 
@@ -1952,7 +2077,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += " Never started (no log): " + ", ".join(run.missing) + "."
     if run.stopped:
         notes += f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the final SIGKILL."
-    if run.ended_by == "launcher_timeout":
+    if run.ended_by == "launcher_timeout" and style.config == "k8s":
+        notes += K8S_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
             "task, SIGKILL 5 s later) and wrote launcher.log."
@@ -1993,6 +2120,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     truth["node_log_summary"] = node_log_summary(out_dir, truth)
     if run.srun is not None:
         run.srun.finish(truth)
+    if run.kubelet is not None:
+        run.kubelet.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
 

@@ -320,6 +320,45 @@ def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, su
     log.info("all checkpoints written")
 
 
+def keras_ps_fit(tf, keras, log: logging.Logger, args, width: int) -> None:
+    """The chief of ParameterServerStrategy with Keras ``fit`` (pss_keras, tfjob_k8s): the
+    strategy and its ClusterCoordinator from TF_CONFIG, the regressor of ``width`` inputs on
+    the ps, ``--epochs`` short epochs of ``fit`` over a DatasetCreator (the dtype / feature
+    width / WebP knobs), the step logger, then the checkpoint rounds."""
+    strategy, _ = ps_strategy(tf, log, name_coordinator=True)
+    steps_per_epoch = max(1, args.steps // args.epochs)
+
+    def dataset_fn(input_context=None):
+        if args.image_format == "webp":
+            return webp_dataset(tf, width)
+        return synthetic_data(tf, args.feature_dim, [3, 4], args.feed_dtype)
+
+    if args.feature_dim != width:
+        log.info("input pipeline: %d features per example", args.feature_dim)
+    if args.feed_dtype != "float32":
+        log.info("input pipeline: features decoded as %s", args.feed_dtype)
+    with strategy.scope():
+        model = keras_regressor(keras, width)
+
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+    data = keras.utils.experimental.DatasetCreator(dataset_fn)
+    model.fit(
+        data,
+        epochs=args.epochs,
+        steps_per_epoch=steps_per_epoch,
+        verbose=2,
+        callbacks=[
+            keras_step_logger(
+                keras, tf, log, args, steps_per_epoch * args.epochs, per_epoch=steps_per_epoch
+            )
+        ],
+    )
+    log.info("training finished after %d steps", steps_per_epoch * args.epochs)
+    if args.ckpt_dir and args.ckpt_rounds:
+        keras_checkpoints(model, log, args.ckpt_dir, args, data, "")
+
+
 # ----------------------------------------------------------------------------- TF1 graph mode
 def v1_server(tf, log: logging.Logger, args):
     """A ``tf.compat.v1.train.Server`` for this task of the TF_CONFIG cluster, logged.

@@ -24,38 +24,7 @@ MODEL_WIDTH = 32  # the model's input features; --feature-dim changes only the d
 
 
 def train(tf, keras, log, args) -> None:
-    strategy, _ = _common.ps_strategy(tf, log, name_coordinator=True)
-    steps_per_epoch = max(1, args.steps // args.epochs)
-
-    def dataset_fn(input_context=None):
-        if args.image_format == "webp":
-            return _common.webp_dataset(tf, MODEL_WIDTH)
-        return _common.synthetic_data(tf, args.feature_dim, [3, 4], args.feed_dtype)
-
-    if args.feature_dim != MODEL_WIDTH:
-        log.info("input pipeline: %d features per example", args.feature_dim)
-    if args.feed_dtype != "float32":
-        log.info("input pipeline: features decoded as %s", args.feed_dtype)
-    with strategy.scope():
-        model = _common.keras_regressor(keras, MODEL_WIDTH)
-
-    if args.memory_limit_mb:
-        _common.limit_memory(log, args.memory_limit_mb)
-    data = keras.utils.experimental.DatasetCreator(dataset_fn)
-    model.fit(
-        data,
-        epochs=args.epochs,
-        steps_per_epoch=steps_per_epoch,
-        verbose=2,
-        callbacks=[
-            _common.keras_step_logger(
-                keras, tf, log, args, steps_per_epoch * args.epochs, per_epoch=steps_per_epoch
-            )
-        ],
-    )
-    log.info("training finished after %d steps", steps_per_epoch * args.epochs)
-    if args.ckpt_dir and args.ckpt_rounds:
-        _common.keras_checkpoints(model, log, args.ckpt_dir, args, data, "")
+    _common.keras_ps_fit(tf, keras, log, args, MODEL_WIDTH)
 
 
 def main() -> None:
