@@ -90,7 +90,9 @@ class Wrapper:
     """A prefix that a container runtime or launcher puts before every line."""
 
     name: str
-    pattern: str  # named groups: inner (required), wts, stream, rank
+    #: named groups: inner (required), wts, stream, rank (the line's source in a stream of
+    #: several: a rank number, or a pod's name)
+    pattern: str
 
 
 WRAPPERS: tuple[Wrapper, ...] = (
@@ -100,6 +102,13 @@ WRAPPERS: tuple[Wrapper, ...] = (
         r'^\{"log":"(?P<inner>(?:[^"\\]|\\.)*)","stream":"(?P<stream>\w+)","time":"(?P<wts>[^"]+)"\}$',
     ),
     Wrapper("mpirun", r"^\[\d+,(?P<rank>\d+)\]<(?P<stream>stdout|stderr|stddiag)>:(?P<inner>.*)$"),
+    # `kubectl logs -l SELECTOR --prefix [--timestamps]`: every pod's lines in one stream,
+    # each behind "[pod/<pod>/<container>] " (kubectl's logs.go addPrefixIfNeeded); the pod
+    # name is the line's source, as a rank is
+    Wrapper(
+        "kubectl_prefix",
+        rf"^\[pod/(?P<rank>[^/\]\s]+)/[^\]\s]+\] (?:(?P<wts>{_TS_ISO}) )?(?P<inner>.*)$",
+    ),
     Wrapper("kubectl", rf"^(?P<wts>{_TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )

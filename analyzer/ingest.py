@@ -402,10 +402,13 @@ class _Plan:
             hint = hint_from_name(p.source.logical_name, p.source.parent_names)
             pieces = _split_by_rank(p)
             for table, rank in pieces:
-                if rank is not None:
+                if rank is not None and _task_index(rank) is not None:
                     hint = NameHint(
                         hint.job or "worker", _task_index(rank), hint.stem, hint.rotation
                     )
+                elif rank is not None:  # a named source (a pod): its name tells the task
+                    named = hint_from_name(rank)
+                    hint = NameHint(named.job, named.index, named.stem, hint.rotation)
                 facts = _facts(table["message"], p.source.name, problems)
                 stream = _Stream(p, table, hint, facts, whole_file=len(pieces) == 1)
                 if spill is not None:

@@ -179,6 +179,7 @@ def test_without_the_rpc_note_the_same_exception_is_a_deadline(tmp_path: Path):
 
 
 SLURM_MISSING = LAB / "mwms_slurm" / "missing-worker-startup-srun_label"
+TFJOB_HEALTHY = LAB / "tfjob_k8s" / "healthy-none-full-k8s_pods"
 
 
 def test_a_task_only_its_peers_name_that_they_waited_for_at_start_up_never_came_up():
@@ -198,3 +199,24 @@ def test_the_same_task_named_by_a_later_error_is_not_said_to_have_never_come_up(
 
     run = changed_run(SLURM_MISSING, tmp_path, "slurm-5183226.out", edit)
     assert run.root_cause.category != "session_blocked"
+
+
+def test_a_worker_that_only_serves_ends_its_log_with_the_job(tmp_path: Path):
+    """tfjob_k8s (ParameterServerStrategy on Kubernetes): the workers only serve the chief's
+    closures and log no step; the pods still running are deleted once the chief finishes, so
+    their logs stop with no goodbye at the training's end: a healthy run."""
+    run = analyzer.load(TFJOB_HEALTHY, condensed=True)
+    assert run.root_cause.category == "none"
+
+
+def test_a_worker_that_only_serves_and_stops_before_the_end_died(tmp_path: Path):
+    # the same run with worker:0's log cut after its first 25 lines: it stopped long before
+    # the chief finished
+    name = next(p for p in TFJOB_HEALTHY.rglob("*.log") if "worker-0" in str(p))
+    run = changed_run(
+        TFJOB_HEALTHY,
+        tmp_path,
+        str(name.relative_to(TFJOB_HEALTHY)),
+        lambda t: "".join(t.splitlines(keepends=True)[:25]),
+    )
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "node_crash")

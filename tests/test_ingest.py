@@ -8,11 +8,13 @@ import io
 import lzma
 import tarfile
 import zipfile
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from conftest import sample_folders
 
+import analyzer
 from analyzer.ingest import ingest
 from analyzer.sources import UsageError
 from analyzer.timeline import read_parquet, to_pandas, write_parquet
@@ -195,3 +197,19 @@ def test_sample_logs_every_node_identified_and_nothing_lost(folder):
     assert result.lines_read > 0
     for node in result.nodes:
         assert ":" in node and node.split(":")[1].isdigit(), node
+
+
+TFJOB = Path(__file__).resolve().parent / "corpus" / "lab" / "tfjob_k8s"
+
+
+def test_kubectl_prefix_lines_are_parted_by_pod():
+    """`kubectl logs -l ... --prefix --timestamps`: one file, every pod's lines behind
+    "[pod/<pod>/<container>] "; each pod is its own node, named by the pod's name."""
+    run = analyzer.load(TFJOB / "kill-ps-training-k8s_kubectl", condensed=True)
+    lines = {n: info.lines for n, info in run.ingest.nodes.items()}
+    assert set(lines) == {"chief:0", "ps:0", "worker:0", "worker:1"}
+    assert all(count > 10 for count in lines.values())
+    # the prefix and kubectl's time are gone from the messages; the time is the line's
+    tl = run.timeline
+    assert not tl["message"].astype(str).str.startswith("[pod/").any()
+    assert tl.loc[tl["node"] == "ps:0", "ts"].notna().all()

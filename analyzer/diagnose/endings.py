@@ -96,7 +96,7 @@ def cut_off(ev: Case) -> set[str]:
 
 
 def never_finished(ev: Case) -> set[str]:
-    """Tasks (not a ps, which only serves) whose log ends mid-run with no goodbye in a job
+    """Tasks (not a ps, nor a task that only serves) whose log ends mid-run with no goodbye in a job
     where other tasks said their training finished: they never reached the end their peers
     reached (asynchronous training goes on without a dead worker, or without its chief; the
     training goes on without its evaluator). An evaluator counts when its log ended before
@@ -115,15 +115,27 @@ def never_finished(ev: Case) -> set[str]:
         and n not in finished
         and not f.missing
         and f.ending in ("mid-run", "killed")
-        and (n.partition(":")[0] not in NOT_TRAINERS or _left_before_the_end(n, f, ev))
+        and (_trains(n, ev) or _left_before_the_end(n, f, ev))
         and n not in ev.outside
         and n not in ev.stopped
         and n not in ev.told_to_stop
     }
 
 
+def _trains(node: str, ev: Case) -> bool:
+    """Is ``node`` a trainer by its job name (not a ps, not an evaluator) whose log went past
+    serving? A worker that only serves (ParameterServerStrategy's workers run the closures a
+    coordinator sends them and log no step of their own: their log shows a server start and
+    nothing more) ends its log when its pod or process is stopped after the training, as a
+    ps does."""
+    if node.partition(":")[0] in NOT_TRAINERS:
+        return False
+    return node not in ev.phases.serving()
+
+
 def _left_before_the_end(node: str, f: Any, ev: Case) -> bool:
-    """An evaluator whose log stopped before the training ended (a ps never counts)."""
+    """A task that only serves or evaluates whose log stopped before the training ended (a
+    ps never counts)."""
     if node.partition(":")[0] == "ps" or f.last_time is None or pd.isna(f.last_time):
         return False
     return bool(f.last_time < ev.phases.end)
