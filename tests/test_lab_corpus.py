@@ -128,6 +128,64 @@ KNOWN_WRONG: dict[str, str] = {
         "second cannot bind its port, so worker:1 never comes up; the category is not "
         "cluster_spec_mismatch (no cluster spec is printed to tell two claims of one rank)"
     ),
+    # tfjob_k8s: held out; measured once untouched (9/37, measurements/tfjob_k8s-untouched.txt),
+    # then tuned on (kubectl --prefix parted by pod; a worker that only serves ends with the
+    # job): these remain, not yet examined one by one unless said. The operator deletes every
+    # pod still running within a second of the first exit (CleanPodPolicy Running), so most
+    # logs stop together with no error and no goodbye.
+    "tfjob_k8s/kill-chief-checkpoint-k8s_pods": (
+        "says worker:0 / node_crash (0.35): the chief is killed once its training said it "
+        "finished; the serving workers' logs end when their pods are deleted, 30 ms after"
+    ),
+    "tfjob_k8s/kill-worker-checkpoint-k8s_containers": (
+        "says worker:0 / node_crash (0.35), worker:1 as likely: both serving workers' logs stop "
+        "with no goodbye after the chief said it finished; the kill and the deletion are ms apart"
+    ),
+    "tfjob_k8s/kill-chief-startup-k8s_kubectl": (
+        "says - / none (0.90): every log stops mid-start-up within 30 ms (the chief killed, "
+        "the other pods deleted), no error anywhere and nobody trained; 'none' for a job that "
+        "never trained is wrong, but which task went first is not in the lines"
+    ),
+    "tfjob_k8s/kill-ps-startup-k8s_containers": (
+        "says - / none (0.90): as kill-chief-startup, the ps killed at start-up"
+    ),
+    "tfjob_k8s/kill_onfailure-chief-training-k8s_pods": (
+        "says - / none (0.90): the chief's restarted container (1.log) runs to the end (exit "
+        "0); its first run's log (0.log) ends mid-training with no error, and the restart "
+        "(kubelet's restart count in the file name) is not read as a death"
+    ),
+    "tfjob_k8s/missing-ps-startup-k8s_containers": (
+        "says - / none (0.60): the ps never starts and the job is deleted at its deadline"
+    ),
+    "tfjob_k8s/wrong_address-chief-startup-k8s_containers": (
+        "says - / none (0.90): the chief's TF_CONFIG names another address; nothing is printed "
+        "before the deadline deletes every pod"
+    ),
+    "tfjob_k8s/wrong_count-chief-startup-k8s_pods": (
+        "says - / none (0.60): the chief waits for a worker its TF_CONFIG adds (a name that "
+        "does not resolve) and logs nothing of it"
+    ),
+    "tfjob_k8s/throttle-worker-training-k8s_containers": (
+        "says - / none (0.90): ParameterServerStrategy workers log no steps (as "
+        "pss_keras/throttle-worker-training-plain)"
+    ),
+    "tfjob_k8s/preempt-chief-training-k8s_containers": _NO_NOTICE,
+    "tfjob_k8s/preempt-ps-training-k8s_pods": _NO_NOTICE,
+    "tfjob_k8s/preempt-worker-checkpoint-k8s_kubectl": _NO_NOTICE,
+    "tfjob_k8s/preempt-worker-training-k8s_pods": _NO_NOTICE,
+    "tfjob_k8s/stall_deadline-ps-training-k8s_kubectl": (
+        "says chief:0 / node_crash (0.50): the frozen task logs nothing; at the deadline every "
+        "pod is deleted at once, and the chief's log, mid-training, is the one taken for a death"
+    ),
+    "tfjob_k8s/stall_deadline-worker-training-k8s_containers": (
+        "says chief:0 / node_crash (0.50): as stall_deadline-ps"
+    ),
+    "tfjob_k8s/stall_notimeout-ps-training-k8s_pods": (
+        "says chief:0 / node_crash (0.50): as stall_deadline-ps"
+    ),
+    "tfjob_k8s/stall_notimeout-worker-training-k8s_kubectl": (
+        "says chief:0 / node_crash (0.50): as stall_deadline-ps"
+    ),
 }
 
 
@@ -177,8 +235,8 @@ def test_the_corpus_is_large_and_covers_every_style():
     # tuned on; tf1_ingraph was measured twice untouched, data_service and dtensor once, then
     # each was tuned on; pss_sharded (the twelfth style) and estimator_mwms (the thirteenth) were
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
-    # (the fifteenth) is recorded and not yet measured
-    assert untouched_styles([str(CORPUS)]) == {"tfjob_k8s"}
+    # (the fifteenth) was measured once untouched (9/37), then tuned on
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f
