@@ -220,3 +220,26 @@ def test_a_worker_that_only_serves_and_stops_before_the_end_died(tmp_path: Path)
         lambda t: "".join(t.splitlines(keepends=True)[:25]),
     )
     assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "node_crash")
+
+
+TFJOB_RESTART = LAB / "tfjob_k8s" / "kill_onfailure-chief-training-k8s_pods"
+
+
+def test_a_task_whose_process_started_again_died_in_its_first_run():
+    """kubelet restarted the killed chief's container (restartPolicy OnFailure): its second
+    run (``1.log``) trains to the end; its first (``0.log``) stops mid-training. TensorFlow
+    starting the chief's server a second time says the process started again."""
+    run = analyzer.load(TFJOB_RESTART, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+    assert any(e.file and e.file.endswith("0.log") for e in run.root_cause.evidence)
+
+
+def test_one_run_of_the_restarted_task_alone_shows_no_restart(tmp_path: Path):
+    # the same run with the chief's first run's log gone: one start, a run to the end
+    dst = tmp_path / "run"
+    shutil.copytree(TFJOB_RESTART, dst)
+    for first in dst.rglob("0.log"):
+        if "chief-0" in str(first):
+            first.unlink()
+    run = analyzer.load(dst, condensed=True)
+    assert run.root_cause.category == "none"

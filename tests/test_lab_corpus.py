@@ -149,11 +149,6 @@ KNOWN_WRONG: dict[str, str] = {
     "tfjob_k8s/kill-ps-startup-k8s_containers": (
         "says - / none (0.90): as kill-chief-startup, the ps killed at start-up"
     ),
-    "tfjob_k8s/kill_onfailure-chief-training-k8s_pods": (
-        "says - / none (0.90): the chief's restarted container (1.log) runs to the end (exit "
-        "0); its first run's log (0.log) ends mid-training with no error, and the restart "
-        "(kubelet's restart count in the file name) is not read as a death"
-    ),
     "tfjob_k8s/missing-ps-startup-k8s_containers": (
         "says - / none (0.60): the ps never starts and the job is deleted at its deadline"
     ),

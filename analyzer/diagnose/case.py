@@ -106,6 +106,7 @@ class Case:
             or bool(self.gone_before_stop())
             or bool(self.cut_off())
             or bool(self.never_finished())
+            or bool(self.restarted())
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
@@ -125,6 +126,15 @@ class Case:
         from analyzer.diagnose import endings
 
         return endings.never_finished(self)
+
+    def restarted(self) -> dict[str, dict]:
+        """See :func:`.endings.restarted`."""
+        got = self._memo.get("restarted")
+        if got is None:
+            from analyzer.diagnose import endings
+
+            got = self._memo["restarted"] = endings.restarted(self)
+        return got
 
     def gone_before_stop(self) -> set[str]:
         """See :func:`.endings.gone_before_stop`."""

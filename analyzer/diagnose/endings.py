@@ -9,6 +9,8 @@ planned end apart from the log's last lines and its peers' (one function a signa
 - :func:`never_finished`: it stops mid-run while its peers said their training finished
   (asynchronous training goes on without it);
 - :func:`gone_before_stop`: the stop that ended the job named the other tasks, not it;
+- :func:`restarted`: its process started again after a first run whose log just stops (a
+  supervisor's, kubelet's or a launcher's restart);
 - :func:`stuck_waited_on`: the one task that outlived that stop's SIGTERM while its peers' first
   errors are timeouts.
 
@@ -181,3 +183,15 @@ def stuck_waited_on(ev: Case) -> str | None:
     )
     share = timed_out.groupby(burst["node"]).any().mean()
     return node if share > 0.5 else None
+
+
+def restarted(ev: Case) -> dict[str, dict]:
+    """Tasks whose process started again (TensorFlow started their server a second time): the
+    first run died, whatever the second did. Per task, the line where its first run ended."""
+    if ev.phases is None:
+        return {}
+    return {
+        n: line
+        for n, line in ev.phases.restarts.items()
+        if (f := ev.facts.get(n)) is not None and not f.missing and n not in ev.outside
+    }

@@ -212,6 +212,9 @@ def _quiet_end_evidence(node: str, f: Any, ev: Case) -> list[Evidence | None]:
         where = "mid-training" if ev.phases.furthest(node) == "training" else "mid-run"
         why = f"{node}'s last line: its log ends here, {where}, with no goodbye"
         out.append(_evidence_line(node, f.last_line, why, ev.clock))
+    if node in ev.restarted():
+        why = f"{node}'s first run ends here with no goodbye; its process then started again"
+        out.append(_evidence_line(node, ev.restarted()[node], why, ev.clock))
     if node in ev.gone_before_stop():
         out.append(_evidence_line(node, f.last_line, last, ev.clock))
         why = f"the stop that ended the job names the other tasks, not {node}"

@@ -70,6 +70,9 @@ class Phases:
     order: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: per node: (last step, step count) when its last step report falls short of the count
     short: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: per node that started again after it had trained (a restarted process: a supervisor's,
+    #: kubelet's or a launcher's restart), the last phase line of its first run
+    restarts: dict[str, dict] = field(default_factory=dict)
 
     def reached(self, node: str) -> list[str]:
         """The phases ``node``'s log shows, in run order."""
@@ -178,9 +181,50 @@ def node_phases(
                 pos[bounds[i] : bounds[i + 1]],
                 phase[bounds[i] : bounds[i + 1]],
             )
+    out.restarts = _restarts(out.order, timeline, times_of)
     ends = [p["finished"] for p in out.first.values() if "finished" in p]
     out.end = min(ends) if ends else None
     out.short = _short_of_count(progress)
+    return out
+
+
+_TRAINING = PHASE_NAMES.index("training")
+#: TensorFlow's own line when a process starts its gRPC server (grpc_server_lib.cc): once a
+#: process
+_SERVER_STARTED = "Started server with target"
+
+
+def _restarts(order: dict, timeline: pd.DataFrame, times_of: Any) -> dict[str, dict]:
+    """Nodes whose log shows TensorFlow start a server a second time: the process started
+    again (a supervisor's, kubelet's or a launcher's restart). Per node, the line where its
+    first run ended: the last line of the first start's file when the second run has a file of
+    its own (kubelet's ``0.log`` and ``1.log``); in one appended file, the last line of the
+    first run's last phase before the second run's start-up lines."""
+    out: dict[str, dict] = {}
+    messages = timeline["message"]
+    files = timeline.get("file")
+    for node, (pos, phase) in order.items():
+        servers = [
+            i for i in np.flatnonzero(phase == 0) if _SERVER_STARTED in str(messages.iloc[pos[i]])
+        ]
+        if len(servers) < 2:
+            continue
+        first, second = servers[0], servers[1]
+        k = second
+        while k - 1 > first and phase[k - 1] < _TRAINING:
+            k -= 1  # (the second run's own start-up lines)
+        last = int(pos[k - 1])
+        if files is not None and files.iloc[pos[first]] != files.iloc[pos[second]]:
+            same = np.flatnonzero((files == files.iloc[pos[first]]).to_numpy(dtype=bool))
+            mine = same[(timeline["node"].iloc[same] == node).to_numpy(dtype=bool)]
+            last = int(mine.max()) if len(mine) else last
+        row = timeline.iloc[last]
+        out[node] = {
+            "ts": times_of[last],
+            "file": row.get("file"),
+            "line_no": row.get("line_no"),
+            "message": row.get("message"),
+        }
     return out
 
 

@@ -158,6 +158,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
             "its log ends mid-run with no goodbye, while its peers trained on and said they "
             "finished",
         )
+    for node in ev.restarted():
+        cand(node).add(3, "its process started again: its first run's log stops with no goodbye")
     for node in ev.gone_before_stop():
         cand(node).add(
             2,
@@ -351,6 +353,8 @@ def _failure_time(node: str, c: Candidate, ev: Case) -> Any:
         return ev.clock.correct(node, _utc_one(c.intrinsic["ts"]))
     if node in ev.silent and f is not None:
         return ev.clock.correct(node, f.last_time)
+    if node in ev.restarted():  # where its first run ended
+        return ev.clock.correct(node, _utc_one(ev.restarted()[node]["ts"]))
     own = _corrected(ev.first_times("errors"), node, ev.clock)
     if own is not None:
         return own

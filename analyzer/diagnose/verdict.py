@@ -313,6 +313,11 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
             + (f" (in the {where} phase)" if where else "")
             + ", and they said their training finished"
         )
+    if category == "node_crash" and node in ev.restarted():
+        return (
+            "died and was started again: its first run's log stops with no goodbye and its "
+            "process then starts over (a restart by its supervisor, kubelet or launcher)"
+        )
     if category == "node_crash" and node in ev.gone_before_stop():
         where = ev.phases.furthest(node)
         return (
