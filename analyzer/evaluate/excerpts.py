@@ -42,6 +42,7 @@ NAMED_SPLITS = (
     "fresh11",
     "fresh12",
     "fresh13",
+    "fresh14",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
