@@ -234,7 +234,7 @@ def test_parallel_prefilter_on_a_large_column():
     res = classify(pd.DataFrame({"message": messages}), RULES)
     assert res.findings[["row", "pattern_id"]].values.tolist() == [
         [5, "grpc.unavailable.socket_closed"],
-        [n // 2, "process.killed"],
+        [n // 2, "memory.shell_killed"],
         [n - 1, "server.could_not_start"],
     ]
 

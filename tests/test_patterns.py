@@ -82,7 +82,9 @@ def test_rule_metadata(rule_id):
     assert rule.references and all(u.startswith("https://") for u in rule.references)
     assert rule.keywords, "keywords (given or derived) keep the rule out of the slow path"
     for k in rule.keywords:  # a keyword like " 143" would make most lines candidates
-        assert len(k.strip()) >= 4 and re.search(r"[A-Za-z]{3}", k), f"keyword too generic: {k!r}"
+        # (three letters of a Latin word, or two characters of a script without spaces: 已杀死)
+        generic = len(k.strip().encode()) < 4 or not re.search(r"[A-Za-z]{3}|[^\x00-\x7f]{2}", k)
+        assert not generic, f"keyword too generic: {k!r}"
     for ex in rule.examples:
         if ex.expect == "match":
             assert ex.source, f"match example without source: {ex.line[:80]}"
