@@ -243,3 +243,43 @@ def test_one_run_of_the_restarted_task_alone_shows_no_restart(tmp_path: Path):
             first.unlink()
     run = analyzer.load(dst, condensed=True)
     assert run.root_cause.category == "none"
+
+
+TFJOB_NO_PS = LAB / "tfjob_k8s" / "missing-ps-startup-k8s_containers"
+
+
+def test_a_task_with_no_log_in_a_job_that_never_got_past_start_up_never_came_up():
+    """tfjob_k8s: the ps was never started; the chief, the workers and their cluster spec name
+    it, no log shows a step or a goodbye (the chief waits in silence), and the TFJob's deadline
+    deletes the pods, which Kubernetes writes nothing of. No error line anywhere."""
+    run = analyzer.load(TFJOB_NO_PS, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("ps:0", "session_blocked")
+
+
+def test_a_task_with_no_log_in_a_job_that_trained_is_not_said_to_have_never_come_up(
+    tmp_path: Path,
+):
+    # the healthy TFJob with worker:0's log gone: the job trained, so its absence says nothing
+    dst = tmp_path / "run"
+    shutil.copytree(TFJOB_HEALTHY, dst)
+    for p in dst.rglob("*.log"):
+        if "worker-0" in str(p):
+            p.unlink()
+    run = analyzer.load(dst, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) != ("worker:0", "session_blocked")
+    assert run.root_cause.category == "none"
+
+
+TFJOB_STARTUP_KILL = LAB / "tfjob_k8s" / "kill-chief-startup-k8s_kubectl"
+
+
+def test_a_job_whose_every_log_stops_at_start_up_is_not_called_healthy():
+    """tfjob_k8s: the chief is killed at start-up and the other pods are deleted with the job
+    30 ms later; no error, no step, no goodbye in any log, and nothing tells which went first.
+    The verdict names no node, but says the job never got going, at low confidence."""
+    run = analyzer.load(TFJOB_STARTUP_KILL, condensed=True)
+    assert run.root_cause.node is None
+    assert "never got going" in run.root_cause.summary
+    assert run.root_cause.confidence <= 0.2
+    healthy = analyzer.load(TFJOB_HEALTHY, condensed=True).root_cause
+    assert "never got going" not in healthy.summary and healthy.confidence >= 0.6

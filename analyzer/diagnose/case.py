@@ -107,6 +107,7 @@ class Case:
             or bool(self.cut_off())
             or bool(self.never_finished())
             or bool(self.restarted())
+            or self.never_trained()
         )
 
     def stopped_short(self) -> dict[str, tuple[float, float]]:
@@ -135,6 +136,12 @@ class Case:
 
             got = self._memo["restarted"] = endings.restarted(self)
         return got
+
+    def never_trained(self) -> bool:
+        """See :func:`.endings.never_trained`."""
+        from analyzer.diagnose import endings
+
+        return endings.never_trained(self)
 
     def gone_before_stop(self) -> set[str]:
         """See :func:`.endings.gone_before_stop`."""

@@ -12,7 +12,8 @@ planned end apart from the log's last lines and its peers' (one function a signa
 - :func:`restarted`: its process started again after a first run whose log just stops (a
   supervisor's, kubelet's or a launcher's restart);
 - :func:`stuck_waited_on`: the one task that outlived that stop's SIGTERM while its peers' first
-  errors are timeouts.
+  errors are timeouts;
+- :func:`never_trained`: no task's log shows a step or a goodbye: the job never got going.
 
 :class:`.Case` exposes each as a method; scoring, the verdict's wording and the evidence read
 them there.
@@ -122,6 +123,28 @@ def never_finished(ev: Case) -> set[str]:
         and n not in ev.stopped
         and n not in ev.told_to_stop
     }
+
+
+#: phases a run that got going shows on at least one task
+_GOT_GOING = ("training", "checkpoint", "finished")
+
+
+def never_trained(ev: Case) -> bool:
+    """Two or more tasks logged, and no task's log shows a step, a checkpoint or a finish, nor
+    ends with a goodbye: the job never got going. A healthy run trains on some task, and a run
+    whose logs all stop at start-up was ended from outside (a deadline, a person, a deleted
+    job) while it waited; nothing in the lines need say so (Kubernetes writes nothing of a
+    deleted pod into its log)."""
+    if ev.phases is None:
+        return False
+    tasks = [
+        n
+        for n, f in ev.facts.items()
+        if not f.missing and n not in ev.outside and n.partition(":")[2].isdigit()
+    ]
+    if len(tasks) < 2 or any(ev.facts[n].ending == "clean" for n in tasks):
+        return False
+    return not any(p in ev.phases.first.get(n, {}) for n in tasks for p in _GOT_GOING)
 
 
 def _trains(node: str, ev: Case) -> bool:

@@ -235,6 +235,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
                 cand(node).add(1, "left no log while peers report unreachable peers")
             elif f.missing and ev.ended_from_outside():
                 cand(node).add(2, "left no log, and the job was stopped before any training ended")
+            elif f.missing and ev.never_trained():
+                cand(node).add(2, "left no log, and no task's log got past start-up")
             if f.missing and joined and node not in joined:
                 cand(node).add(
                     2, "the coordination service saw its peers join, never it: it never came up"

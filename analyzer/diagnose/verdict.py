@@ -68,7 +68,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "version_mismatch", None
     if (
         (f is None or f.missing)  # (no log; or not even in a spec: only its peers name it)
-        and (ev.blocked or ev.ended_from_outside())
+        and (ev.blocked or ev.ended_from_outside() or ev.never_trained())
         and (ev.errors.empty or _never_up(node, ev))
     ):
         return "session_blocked", None
@@ -452,6 +452,29 @@ def _healthy(ev: Case, notes: list[str]) -> RootCause:
     ambiguity = None
     if missing:
         ambiguity = f"No log for {', '.join(missing)}: a failure there would not show."
+    if ev.never_trained():
+        # no failure line names a node, but a job whose every log stops at start-up did not run
+        notes.append(
+            "No error-level finding and no node to blame, but no task got past start-up: no "
+            "step, no checkpoint, no goodbye in any log."
+        )
+        return RootCause(
+            node=None,
+            task=None,
+            category="none",
+            confidence=0.2,
+            time=None,
+            summary=(
+                "No failure line, but the job never got going: every task's log stops at "
+                f"start-up, with no step and no goodbye{warn}."
+            ),
+            ambiguity=(
+                (ambiguity + " " if ambiguity else "")
+                + "The job was stopped while starting (a deadline, a person, a deleted job) "
+                "and no line says why or which task it waited for: the scheduler's events "
+                "(kubectl describe, sacct) or the tasks' exit codes would tell."
+            ),
+        )
     notes.append("No error-level finding and no silent death: the run looks healthy.")
     what = "no node logged an error and none stopped early"
     if ev.noise:
