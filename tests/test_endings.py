@@ -283,3 +283,30 @@ def test_a_job_whose_every_log_stops_at_start_up_is_not_called_healthy():
     assert run.root_cause.confidence <= 0.2
     healthy = analyzer.load(TFJOB_HEALTHY, condensed=True).root_cause
     assert "never got going" not in healthy.summary and healthy.confidence >= 0.6
+
+
+TFJOB_CHIEF_SAVING = LAB / "tfjob_k8s" / "kill-chief-checkpoint-k8s_pods"
+
+
+def test_the_only_trainer_that_logs_on_after_its_finish_without_a_goodbye_died_saving():
+    """tfjob_k8s: the chief (the only trainer: ParameterServerStrategy's workers and ps only
+    serve) says its training finished, starts saving, and is killed; the pods are then
+    deleted, so no log ends with a goodbye. A chief that exits says goodbye."""
+    run = analyzer.load(TFJOB_CHIEF_SAVING, condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("chief:0", "node_crash")
+    assert "only trainer" in run.root_cause.summary
+
+
+def test_a_trainer_whose_log_ends_with_its_finish_line_was_not_cut_off_saving(tmp_path: Path):
+    # the same run with the chief's log ending at its "training finished" line
+    name = next(p for p in TFJOB_CHIEF_SAVING.rglob("*.log") if "chief-0" in str(p))
+
+    def to_finish(text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        end = next(i for i, x in enumerate(lines) if "training finished" in x)
+        return "".join(lines[: end + 1])
+
+    run = changed_run(
+        TFJOB_CHIEF_SAVING, tmp_path, str(name.relative_to(TFJOB_CHIEF_SAVING)), to_finish
+    )
+    assert "only trainer" not in run.root_cause.summary

@@ -133,13 +133,10 @@ KNOWN_WRONG: dict[str, str] = {
     # job): these remain, not yet examined one by one unless said. The operator deletes every
     # pod still running within a second of the first exit (CleanPodPolicy Running), so most
     # logs stop together with no error and no goodbye.
-    "tfjob_k8s/kill-chief-checkpoint-k8s_pods": (
-        "says worker:0 / node_crash (0.35): the chief is killed once its training said it "
-        "finished; the serving workers' logs end when their pods are deleted, 30 ms after"
-    ),
     "tfjob_k8s/kill-worker-checkpoint-k8s_containers": (
-        "says worker:0 / node_crash (0.35), worker:1 as likely: both serving workers' logs stop "
-        "with no goodbye after the chief said it finished; the kill and the deletion are ms apart"
+        "says chief:0 / node_crash (0.35): the serving workers' logs stop with no goodbye after "
+        "the chief said it finished, and the chief's own log then stops with no goodbye too: "
+        "the kill and the job's deletion are ms apart"
     ),
     "tfjob_k8s/kill-chief-startup-k8s_kubectl": (
         "says - / none (0.20), that the job never got going: every log stops mid-start-up "

@@ -67,7 +67,7 @@ def cut_off(ev: Case) -> set[str]:
     if ev.phases is None or ev.ended_from_outside():
         return set()
     if not any(f.ending == "clean" for f in ev.facts.values()):
-        return set()
+        return _cut_after_finish(ev)
     cut = {
         n
         for n, f in ev.facts.items()
@@ -96,6 +96,42 @@ def cut_off(ev: Case) -> set[str]:
     ):
         return cut
     return set()
+
+
+def _cut_after_finish(ev: Case) -> set[str]:
+    """In a finished job where no log ends cleanly: the one trainer that said its training
+    finished and logged on, with no goodbye, while every other log is a server's (a ps, or a
+    worker that only serves: those end with the job when it is torn down, e.g. pods deleted
+    once the chief exits). A trainer that gets that far says goodbye when it exits."""
+    if ev.phases.end is None:
+        return set()
+    serving = ev.phases.serving()
+    trainers = {
+        n
+        for n, f in ev.facts.items()
+        if not f.missing
+        and n not in ev.outside
+        and n.partition(":")[0] not in NOT_TRAINERS
+        and n not in serving
+    }
+    servers = {
+        n
+        for n, f in ev.facts.items()
+        if not f.missing and n not in ev.outside and n not in trainers
+    }
+    if (
+        len(trainers) != 1
+        or not servers
+        or any(n not in serving for n in servers if n[:3] != "ps:")
+    ):
+        return set()
+    (node,) = trainers
+    f = ev.facts[node]
+    done = ev.phases.last.get(node, {}).get("finished")
+    if f.ending != "mid-run" or done is None or f.last_time is None or node in ev.told_to_stop:
+        return set()
+    t = _utc(pd.Series([done, f.last_time]))
+    return {node} if bool(t.iloc[0] < t.iloc[1]) else set()
 
 
 def never_finished(ev: Case) -> set[str]:

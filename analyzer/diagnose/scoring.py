@@ -147,11 +147,12 @@ def score_candidates(ev: Case) -> list[Candidate]:
             if ev.phases.end is None
             else "it had said its training finished"
         )
-        cand(node).add(
-            2,
-            f"its log ends {where} with no goodbye, while its peers' logs go on to a clean "
-            f"end and {after}",
+        peers = (
+            "its peers' logs go on to a clean end"
+            if any(f.ending == "clean" for f in ev.facts.values())
+            else "its peers only serve"
         )
+        cand(node).add(2, f"its log ends {where} with no goodbye, while {peers} and {after}")
     for node in ev.never_finished():
         cand(node).add(
             2,

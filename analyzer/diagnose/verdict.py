@@ -293,9 +293,14 @@ def _what_happened(node: str, category: str, ev: Case) -> str:
         return "died without logging an error: its log stops mid-run"
     if category == "node_crash" and node in ev.cut_off():
         if ev.phases.end is not None:
+            peers = (
+                "while every peer's log ends cleanly"
+                if any(f.ending == "clean" for f in ev.facts.values())
+                else "the only trainer; its peers only serve, and their logs end with the job"
+            )
             return (
                 "died after its training finished (saving or shutting down): its log ends "
-                "with no goodbye, the only one that does, while every peer's log ends cleanly"
+                f"with no goodbye, the only one that does, {peers}"
             )
         if ev.phases.furthest(node) == "training":
             return (
