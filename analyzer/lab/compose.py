@@ -166,7 +166,7 @@ def json_escape(data: bytes) -> str:
     for ch in text:
         b = ord(ch)
         if b < 0x80:
-            if 0x20 <= b and ch not in '\\"<>&':
+            if b >= 0x20 and ch not in '\\"<>&':
                 out.append(ch)
             elif ch in '\\"':
                 out.append("\\" + ch)
