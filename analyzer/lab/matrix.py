@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import kubernetes, slurm
+from . import compose, kubernetes, slurm
 from ._runner import Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -82,6 +82,8 @@ class Style:
     # consecutive from the script's --port-base; the launcher plays srun: analyzer/lab/slurm.py)
     # or "k8s" (a Kubeflow TFJob: the training-operator's TF_CONFIG with the replicas' service
     # names; the launcher plays kubelet and the container runtime: analyzer/lab/kubernetes.py)
+    # or "compose" (a compose file's TF_CONFIG with the services' names; the launcher plays
+    # dockerd and docker compose: analyzer/lab/compose.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -446,6 +448,35 @@ STYLES: dict[str, Style] = {
             config="k8s",
             namings=kubernetes.NAMINGS,
         ),
+        Style(
+            name="mwms_compose",
+            script="mwms_compose.py",
+            jobs=(("worker", 3),),
+            cluster="3 Docker Compose services trainer-0..trainer-2 "
+            "(MultiWorkerMirroredStrategy, tf.keras Model.fit with "
+            "tf.keras.callbacks.BackupAndRestore into a shared volume directory) from the "
+            "TF_CONFIG a compose file's environment: gives them (the services' names as hosts); "
+            "each container's output as dockerd's json-file logging driver writes it "
+            "(containers/<id>/<id>-json.log), or in one docker compose logs --timestamps file, "
+            "or in one docker logs file per container",
+            # worker 0 hosts the coordination service and checkpoints: the chief; no ps
+            roles={"chief": "worker:0", "worker": "worker:1"},
+            train_nodes=("worker:0", "worker:1", "worker:2"),
+            progress_node="worker:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1", "--epochs", "3", "--backup-dir", "{scratch}/backup"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
+            ckpt_node="worker:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1\.h5$",
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("worker:0", "worker:1"),
+            pod_prefix=compose.PROJECT,
+            feed_dtype="string",  # Keras casts int64 features to float32 without a word
+            naming_start=0,
+            config="compose",
+            namings=compose.NAMINGS,
+        ),
     ]
 }
 
@@ -529,6 +560,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", 3),
                 ("estimator_mwms", 3),
                 ("tfjob_k8s", 3),
+                ("mwms_compose", 3),
             ),
         ),
         Fault(
@@ -638,6 +670,12 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "checkpoint"),
                 ("tfjob_k8s", "ps", "checkpoint"),
                 ("tfjob_k8s", "worker", "checkpoint"),
+                # mwms_compose: each role at each phase (its worker at start-up is in _all)
+                ("mwms_compose", "chief", "startup"),
+                ("mwms_compose", "worker", "training"),
+                ("mwms_compose", "chief", "training"),
+                ("mwms_compose", "worker", "checkpoint"),
+                ("mwms_compose", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -676,6 +714,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "chief", "training"),
                 ("tfjob_k8s", "chief", "training"),
                 ("tfjob_k8s", "ps", "training"),
+                ("mwms_compose", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -714,6 +753,8 @@ FAULTS: dict[str, Fault] = {
                 # tfjob_k8s: the chief's operation timeout (the coordinator's context)
                 ("tfjob_k8s", "ps", "training"),
                 ("tfjob_k8s", "worker", "training"),
+                ("mwms_compose", "worker", "training"),
+                ("mwms_compose", "chief", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -755,6 +796,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "chief", "training"),
                 ("tfjob_k8s", "ps", "training"),
                 ("tfjob_k8s", "worker", "training"),
+                ("mwms_compose", "worker", "training"),
+                ("mwms_compose", "chief", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -778,6 +821,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -796,6 +840,7 @@ FAULTS: dict[str, Fault] = {
                 ("dtensor", "worker", "training"),
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
             args=("--slow-sleep", "0.5"),
         ),
@@ -822,6 +867,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "worker", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
         ),
         Fault(
@@ -851,6 +897,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -880,6 +927,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "chief", "startup"),
                 ("mwms_slurm", "chief", "startup"),
                 ("tfjob_k8s", "ps", "startup"),
+                ("mwms_compose", "chief", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -907,6 +955,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 # tfjob_k8s: two replicas on one node with hostNetwork share its ports
                 ("tfjob_k8s", "worker", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -932,6 +981,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "chief", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -957,6 +1007,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "chief", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -981,6 +1032,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1010,6 +1062,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "ps", "startup"),
+                ("mwms_compose", "worker", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1038,6 +1091,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1061,6 +1115,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1093,6 +1148,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
+                ("mwms_compose", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1121,6 +1177,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "startup"),
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
+                ("mwms_compose", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1187,6 +1244,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return slurm.output_name(naming, slurm.job_id(seed), order)
     if naming in kubernetes.NAMINGS:
         return kubernetes.raw_name(node)
+    if naming in compose.NAMINGS:
+        return compose.raw_name(node)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1412,6 +1471,8 @@ def _address(style: Style, job: str, index: int, port: int) -> str:
     """A task's address in a cluster spec: 127.0.0.1, or a TFJob replica's service name."""
     if style.config == "k8s":
         return kubernetes.service(job, index, port)
+    if style.config == "compose":
+        return compose.service(index, port)
     return f"127.0.0.1:{port}"
 
 
@@ -1636,6 +1697,7 @@ class _Run:
     offsets: dict[str, int] = field(default_factory=dict)
     srun: slurm.Srun | None = None  # the Slurm style's srun (its output and lines)
     kubelet: kubernetes.Kubelet | None = None  # the TFJob style's runtime (its pods' logs)
+    dockerd: compose.Dockerd | None = None  # the compose style's daemon (its containers' logs)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -1729,6 +1791,13 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.restarting = run.kubelet.restart_due
         run.kubelet.watch(lab.procs, style.roles["chief"])
         run.extra["kubernetes_output"] = kubernetes.OUTPUT_FORMS[cell.naming]
+    if style.config == "compose":
+        missing = compose.check_names()
+        if missing:
+            raise CellError(missing)
+        run.dockerd = compose.Dockerd(lab.out_dir, cell.naming, cell.seed, nodes)
+        lab.job_log = run.dockerd.job_event
+        run.extra["compose_output"] = compose.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -1764,6 +1833,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             node_env.update({"TF_CONFIG": kubernetes.tf_config(specs[node]), "HOSTNAME": pod})
             node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: the operator deletes the pod
             wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', pod]
+        if style.config == "compose":  # the compose file's TF_CONFIG; dockerd's hostname
+            tf_config = None
+            host = run.dockerd.hostname(node)
+            node_env.update({"TF_CONFIG": compose.tf_config(specs[node]), "HOSTNAME": host})
+            node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: compose stops the containers
+            wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host]
         lab.start(
             node,
             style.script,
@@ -1774,7 +1849,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             python=python,
             log_style="python" if node in style.python_log else "absl",
             tee=run.srun.tee if run.srun else None,
-            sink=run.kubelet,
+            sink=run.kubelet or run.dockerd,
             wrap=wrap,
         )
 
@@ -2014,6 +2089,13 @@ K8S_TIMEOUT_NOTE = (
 )
 
 
+COMPOSE_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as docker compose down "
+    "--timeout 5 does (SIGTERM to every container, SIGKILL 5 s later); compose and dockerd "
+    "write nothing of it into the containers' logs."
+)
+
+
 def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
 
@@ -2079,6 +2161,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the final SIGKILL."
     if run.ended_by == "launcher_timeout" and style.config == "k8s":
         notes += K8S_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "compose":
+        notes += COMPOSE_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2122,6 +2206,15 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         run.srun.finish(truth)
     if run.kubelet is not None:
         run.kubelet.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.dockerd is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is docker stop --time {PREEMPT_GRACE:.0f} on "
+                f"{compose.container_name(int(run.target.split(':')[1]))} (SIGTERM, SIGKILL "
+                "after the timeout), written in no log."
+            )
+        run.dockerd.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth

@@ -320,6 +320,83 @@ def keras_checkpoints(model, log: logging.Logger, base: str, args, eval_data, su
     log.info("all checkpoints written")
 
 
+def add_keras_mwms_args(p) -> None:
+    """The options of the Keras ``fit`` under MultiWorkerMirroredStrategy (mwms_keras,
+    mwms_compose), the fault knobs included."""
+    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--step-sleep", type=float, default=0.1)
+    p.add_argument("--feed-dtype", default="float32")
+    p.add_argument("--feature-dim", type=int, default=16)
+    p.add_argument("--collective-timeout", type=float, default=0.0)
+    p.add_argument("--save-h5", default="")
+    add_fault_args(p)
+
+
+def keras_mwms_fit(tf, keras, log: logging.Logger, args, callbacks=()) -> None:
+    """MultiWorkerMirroredStrategy from TF_CONFIG with Keras ``fit`` (mwms_keras, mwms_compose):
+    the strategy (``--collective-timeout``), each task's own synthetic data (the dtype /
+    feature width / storage read knobs), the regressor, ``--epochs`` epochs of ``fit`` with the
+    step logger and ``callbacks`` (mwms_compose's BackupAndRestore), then the checkpoint
+    rounds (the chief's, or worker 0's with no chief, into ``--ckpt-dir``; the others' into
+    its ``tmp-<job>-<i>`` folders) and the shared HDF5 weights knob."""
+    job, index = task_identity()
+    comm = tf.distribute.experimental.CommunicationOptions(
+        timeout_seconds=args.collective_timeout or None
+    )
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=comm)
+    log.info(
+        "MultiWorkerMirroredStrategy: %s %d, %d replicas in sync",
+        job,
+        index,
+        strategy.num_replicas_in_sync,
+    )
+    steps_per_epoch = max(1, args.steps // args.epochs)
+    replicas = strategy.num_replicas_in_sync
+
+    def make_ds(input_context=None):
+        x = tf.random.stateless_normal([256, args.feature_dim], seed=[index, 5])
+        y = tf.reduce_sum(x, axis=1, keepdims=True)
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+        if args.feed_dtype != "float32":
+            log.info("input pipeline: features decoded as %s", args.feed_dtype)
+            ds = ds.map(lambda a, c: (tf.cast(a * 100, args.feed_dtype), c))
+        ds = storage_reads(tf, ds, args, replicas)
+        return no_read_ahead(tf, ds, args)
+
+    if args.feature_dim != 16:
+        log.info("model input: %d features", args.feature_dim)
+    with strategy.scope():
+        model = keras_regressor(keras, args.feature_dim)
+
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+
+    model.fit(
+        make_ds(),
+        epochs=args.epochs,
+        steps_per_epoch=steps_per_epoch,
+        verbose=2,
+        callbacks=[
+            keras_step_logger(keras, tf, log, args, steps_per_epoch * args.epochs),
+            *callbacks,
+        ],
+    )
+    log.info("training finished after %d steps", steps_per_epoch * args.epochs)
+    if args.ckpt_dir and args.ckpt_rounds:
+        has_chief = "chief" in tf_config().get("cluster", {})
+        chief = job == "chief" or (job == "worker" and index == 0 and not has_chief)
+        base = args.ckpt_dir if chief else os.path.join(args.ckpt_dir, f"tmp-{job}-{index}")
+        keras_checkpoints(model, log, base, args, make_ds(), ".h5")
+    if args.save_h5:
+        log.info("saving weights to %s", args.save_h5)
+        model.save_weights(args.save_h5)
+        log.info("weights saved to %s", args.save_h5)
+        time.sleep(0.2)
+        model.load_weights(args.save_h5)  # read back, as a restore would
+        log.info("weights read back from %s", args.save_h5)
+
+
 def keras_ps_fit(tf, keras, log: logging.Logger, args, width: int) -> None:
     """The chief of ParameterServerStrategy with Keras ``fit`` (pss_keras, tfjob_k8s): the
     strategy and its ClusterCoordinator from TF_CONFIG, the regressor of ``width`` inputs on
