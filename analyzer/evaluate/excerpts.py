@@ -43,6 +43,7 @@ NAMED_SPLITS = (
     "fresh12",
     "fresh13",
     "fresh14",
+    "fresh15",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
