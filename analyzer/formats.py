@@ -109,6 +109,15 @@ WRAPPERS: tuple[Wrapper, ...] = (
         "kubectl_prefix",
         rf"^\[pod/(?P<rank>[^/\]\s]+)/[^\]\s]+\] (?:(?P<wts>{_TS_ISO}) )?(?P<inner>.*)$",
     ),
+    # ``docker compose logs`` / ``up`` (docker/compose cmd/formatter/logs.go): every line
+    # behind ``fmt.Sprintf("%-<width>s | ", name)``, width one more than the longest container
+    # name, in color unless --no-color; with --timestamps a time and a space after it. The
+    # container's name is the line's source, as a pod's is.
+    Wrapper(
+        "compose",
+        r"^(?:\x1b\[[\d;]*m)?(?P<rank>[A-Za-z0-9][\w.-]*) +\| (?:\x1b\[[\d;]*m)?"
+        rf"(?:(?P<wts>{_TS_ISO}) )?(?P<inner>.*)$",
+    ),
     Wrapper("kubectl", rf"^(?P<wts>{_TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )

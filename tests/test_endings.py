@@ -3,6 +3,7 @@ runs, each next to a copy changed so that the signal must turn off."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -310,3 +311,32 @@ def test_a_trainer_whose_log_ends_with_its_finish_line_was_not_cut_off_saving(tm
         TFJOB_CHIEF_SAVING, tmp_path, str(name.relative_to(TFJOB_CHIEF_SAVING)), to_finish
     )
     assert "only trainer" not in run.root_cause.summary
+
+
+COMPOSE_LATE = LAB / "mwms_compose" / "late-worker-startup-compose_logs"
+
+
+def test_a_late_start_the_job_got_over_when_the_last_lines_are_shutdown_noise():
+    """mwms_compose: worker:1 starts 15 s late and the leader logs 'Example stragglers' naming
+    it; then all three train to the end. worker:0 (the leader) exits first, so the other two
+    end with failed RPCs to the coordination service after their own 'training finished':
+    shutdown noise, not an ending that keeps the wait a failure."""
+    run = analyzer.load(COMPOSE_LATE, condensed=True)
+    assert run.root_cause.category == "none"
+
+
+def test_a_late_task_that_never_finished_keeps_the_wait_a_failure(tmp_path: Path):
+    # the same run with worker:1's lines from its 20th step on gone (its steps, its epoch
+    # line, its "training finished"): its failed RPCs then come before any end of its own
+    late_steps = re.compile(r"step (?:[2-5]\d|60)/60|20/20 - |training finished")
+    run = changed_run(
+        COMPOSE_LATE,
+        tmp_path,
+        "compose.log",
+        lambda t: "".join(
+            x
+            for x in t.splitlines(keepends=True)
+            if not (x.startswith("trainer-1-1") and late_steps.search(x))
+        ),
+    )
+    assert run.root_cause.category != "none"

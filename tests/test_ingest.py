@@ -6,6 +6,7 @@ import bz2
 import gzip
 import io
 import lzma
+import re
 import tarfile
 import zipfile
 from pathlib import Path
@@ -213,3 +214,36 @@ def test_kubectl_prefix_lines_are_parted_by_pod():
     tl = run.timeline
     assert not tl["message"].astype(str).str.startswith("[pod/").any()
     assert tl.loc[tl["node"] == "ps:0", "ts"].notna().all()
+
+
+COMPOSE = Path(__file__).resolve().parent / "corpus" / "lab" / "mwms_compose"
+
+
+def test_compose_prefix_lines_are_parted_by_container():
+    """`docker compose logs --timestamps`: one file, every container's lines behind
+    compose's "%-<width>s | " prefix (cmd/formatter/logs.go); each container is its own node."""
+    run = analyzer.load(COMPOSE / "healthy-none-full-compose_logs", condensed=True)
+    lines = {n: info.lines for n, info in run.ingest.nodes.items()}
+    assert set(lines) == {"worker:0", "worker:1", "worker:2"}
+    assert all(count > 50 for count in lines.values())
+    tl = run.timeline
+    assert not tl["message"].astype(str).str.contains(r"^trainer-\d-1 +\| ").any()
+    assert tl["ts"].notna().all()
+
+
+def test_compose_prefix_in_color_is_read_as_without(tmp_path):
+    # compose colors the prefix unless --no-color (colorFunc around "%-<width>s | "): the same
+    # file with each prefix in the escape codes compose writes reads as the plain one
+    src = COMPOSE / "healthy-none-full-compose_logs" / "compose.log"
+    colored = re.sub(
+        r"^(trainer-\d-1 +\| )",
+        lambda m: f"\x1b[36m{m.group(1)}\x1b[0m",
+        src.read_text(encoding="utf-8"),
+        flags=re.M,
+    )
+    (tmp_path / "compose.log").write_text(colored, encoding="utf-8")
+    plain = analyzer.load(src.parent, condensed=True)
+    run = analyzer.load(tmp_path, condensed=True)
+    assert {n: i.lines for n, i in run.ingest.nodes.items()} == {
+        n: i.lines for n, i in plain.ingest.nodes.items()
+    }

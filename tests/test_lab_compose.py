@@ -100,7 +100,9 @@ def test_json_file_logs_are_laid_out_as_dockerd_does(tmp_path: Path):
     assert d.files["worker:0"] == f"containers/{cid}/{cid}-json.log"
     assert d.hostname("worker:0") == cid[:12]
     rows = [json.loads(x) for x in (tmp_path / d.files["worker:0"]).read_text().splitlines()]
-    assert [(r["stream"], r["log"][-1]) for r in rows] == [("stdout", "\n")] + [("stderr", "\n")] * 2
+    assert [(r["stream"], r["log"][-1]) for r in rows] == [("stdout", "\n")] + [
+        ("stderr", "\n")
+    ] * 2
     (last,) = (tmp_path / d.files["worker:1"]).read_text().splitlines()[1:]
     assert json.loads(last)["log"] == "Traceback (most rec"  # partial: no newline
     (tmp_path / compose.RAW_DIR).mkdir()

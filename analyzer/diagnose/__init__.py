@@ -195,11 +195,11 @@ def gather(
             "as warnings were trouble the job got over, not failures.",
             notes,
         )
-    late = passing_waits(blames, phases, facts)
+    late = passing_waits(blames, phases, facts, errors)
     if late:
         notes.append(
             f"Start-up: the job waited for {', '.join(late)} to come up, then trained to the end "
-            "and every log ended cleanly: a late start the job got over, not a failure."
+            "and every log ended well: a late start the job got over, not a failure."
         )
         blames = blames[~(blames["blamed"].isin(late) & (blames["category"] == "session_blocked"))]
     end = outside_end(SimpleNamespace(facts=facts), timeline)

@@ -351,6 +351,28 @@ def _next_to_finish(phases: Phases, nodes: list[str], positions: np.ndarray) -> 
     return out
 
 
+def ended_well(errors: pd.DataFrame, phases: Phases, facts: dict[str, Any]) -> bool:
+    """Did every log (of a job whose training finished) end well: with a goodbye, or, after
+    its own training finished, with errors that were all set aside as shutdown noise (a
+    worker whose last lines are its failed heartbeats to a leader that had already exited)?
+    ``errors`` are the findings left after the noise was set aside."""
+    if phases.end is None:
+        return False
+    logs = {n: f for n, f in facts.items() if not getattr(f, "missing", False)}
+    if not logs:
+        return False
+    erring = set(_values(errors["node"])) if not errors.empty else set()
+    return all(
+        getattr(f, "ending", None) == "clean"
+        or (
+            getattr(f, "ending", None) == "exception"
+            and phases.finished(n) is not None
+            and n not in erring
+        )
+        for n, f in logs.items()
+    )
+
+
 def passing_warnings(errors: pd.DataFrame, phases: Phases, facts: dict[str, Any]) -> np.ndarray:
     """Labels of the error findings that did not stop a job which finished.
 
@@ -370,19 +392,20 @@ def passing_warnings(errors: pd.DataFrame, phases: Phases, facts: dict[str, Any]
     return np.array(errors.index[mild].tolist(), dtype=object)
 
 
-def passing_waits(blames: pd.DataFrame, phases: Phases, facts: dict[str, Any]) -> list[str]:
+def passing_waits(
+    blames: pd.DataFrame, phases: Phases, facts: dict[str, Any], errors: pd.DataFrame
+) -> list[str]:
     """The nodes whose peers waited for them at start-up in a job that then finished.
 
-    When training finished and every log ended cleanly, a start-up wait for a task that came
-    up and ended cleanly too was a late start the job got over, not a failure: the task is
-    named (a note says so), the waits are not blames.
+    When training finished and every log ended well (:func:`ended_well`), a start-up wait
+    for a task that came up and ended well too was a late start the job got over, not a
+    failure: the task is named (a note says so), the waits are not blames.
     """
     if blames.empty or phases.end is None:
         return []
-    logs = [f for f in facts.values() if not getattr(f, "missing", False)]
-    if not logs or any(getattr(f, "ending", None) != "clean" for f in logs):
-        return []
     waits = blames[~blames["self"] & (blames["category"] == "session_blocked")]
+    if not ended_well(errors[~errors.index.isin(waits["row"])], phases, facts):
+        return []
     late = sorted({str(n) for n in waits["blamed"]})
     return [n for n in late if n in facts and not getattr(facts[n], "missing", False)]
 
