@@ -87,8 +87,15 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: for the device" ``all`` rose 486/530 -> 496/530 (219/222 unchanged). Left: a launcher's
 #: ``died with <Signals.SIGKILL: 9>`` (a launcher names the signal, not the sender: node_crash) and a
 #: traceback cut before its error.
-MIN_EXCERPTS = 752
-MIN_BENIGN = 222
+#: ``fresh15`` (15 excerpts, 4 benign: most threads the searches return are listed already) was
+#: 8/11 and 4/4 untouched (measurements/fresh15-untouched.txt, at 67c4f36); its floor is the
+#: figure after its misses were fixed (10/11, 4/4; measurements/all-after-fresh15-fixes.txt):
+#: cuDNN's "Could not create cudnn handle" / "Failed to get convolution algorithm" as oom (the
+#: GPU's memory taken; fresh13's tony-pr-486 too) and TF's GCS configure ops' errors as
+#: filesystem_error; ``all`` 496/530 -> 507/541, 223/226. Left: a docker build's exit code 137
+#: (a launcher's code names no sender: node_crash by the taxonomy's words).
+MIN_EXCERPTS = 767
+MIN_BENIGN = 226
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -103,8 +110,9 @@ MIN_RECALL = {
     "fresh10": 0.93,
     "fresh11": 0.65,
     "fresh12": 0.76,
-    "fresh13": 0.88,
+    "fresh13": 1.00,
     "fresh14": 0.90,
+    "fresh15": 0.90,
     "all": 0.93,
 }
 MIN_BENIGN_CLEAN = {
@@ -123,11 +131,12 @@ MIN_BENIGN_CLEAN = {
     "fresh12": 1.00,
     "fresh13": 1.00,
     "fresh14": 1.00,
+    "fresh15": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh15"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh16"})
 
 
 def _rows() -> list[dict[str, str]]:
