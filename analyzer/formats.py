@@ -476,7 +476,12 @@ def _match_rows(
 
 
 def _select(
-    lines: Lines, inner: pa.Array | None, blank: np.ndarray, keep: Keep, timed_by_wrapper: bool
+    lines: Lines,
+    inner: pa.Array | None,
+    blank: np.ndarray,
+    keep: Keep,
+    timed_by_wrapper: bool,
+    rank: pa.Array | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The rows a condensed parse keeps (see :class:`Keep`), those of them that are kept
     whatever they repeat (head, tail, sample, progress, a file's first timed line), and how
@@ -528,6 +533,13 @@ def _select(
             text = lines.text(candidates) if inner is None else inner.take(pa.array(candidates))
             starts = _group_starts(text)  # grouped later: kept
             key = templates(text)
+            if rank is not None:  # one stream of several sources: each source's own repeats
+                source = pc.fill_null(rank.take(pa.array(candidates)), "")
+                key = pc.binary_join_element_wise(
+                    source.cast(pa.large_string()),
+                    key.cast(pa.large_string()),
+                    pa.scalar("\x1f", pa.large_string()),
+                )
         kept, repeats = _collapse(key, starts, starts, keep.per_template)
         wanted[candidates[~kept]] = False
         weights[candidates] = repeats
@@ -1021,7 +1033,14 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
     if whole:
         wanted = ~blank
     else:
-        wanted, pinned, weights = _select(lines, inner, blank, keep, "wts" in extra)  # type: ignore[arg-type]
+        wanted, pinned, weights = _select(
+            lines,
+            inner,
+            blank,
+            keep,  # type: ignore[arg-type]
+            "wts" in extra,
+            extra.get("rank"),
+        )
     out, in_group = _events(lines, inner, extra, wrapper, wanted, pinned, weights, keep)
     rejected: dict[str, int] = {}
     if (blank & ~in_group).any():
@@ -1114,10 +1133,17 @@ def _events(
     levels = pc.coalesce(_map_values(levels, _LEVELS), levels)
     repeats = np.ones(len(rows), dtype=np.int64) if weights is None else weights[rows]
     if pinned is not None and keep is not None and keep.per_template and len(rows):
+        # (in one stream of several sources, a rank's or a pod's, each source's own repeats)
+        source_of = (
+            [pc.fill_null(extra["rank"].take(pa.array(rows)), "").cast(pa.large_string())]
+            if "rank" in extra
+            else []
+        )
         key = pc.binary_join_element_wise(
             fmt,
             pc.fill_null(levels, ""),
             pc.fill_null(table["source"].combine_chunks(), ""),
+            *source_of,
             templates(message),
             pa.scalar("\x1f", pa.large_string()),
         )

@@ -238,3 +238,34 @@ def test_a_task_whose_log_stops_while_it_is_awaited_was_not_up_all_along(tmp_pat
         lambda t: "".join(x for x in t.splitlines(keepends=True) if not x.startswith("1: W0000")),
     )
     assert run.root_cause.category != "cluster_spec_mismatch"
+
+
+def _skewed(tmp_path: Path, style: str, prefix: str) -> Path:
+    """A lab run as a host whose clock is 20 s ahead would have logged it (the truth's failing
+    node's files shifted: ``analyzer.evaluate.variants``)."""
+    from analyzer.evaluate.variants import VARIANTS, write_variant
+
+    root = Path(__file__).resolve().parent / "corpus" / "lab"
+    runs = [p for p in (root / style).iterdir() if p.name.startswith(prefix)]
+    (out,) = write_variant(runs[:1], root, tmp_path / "v", VARIANTS["culprit-clock+20s"])
+    return out
+
+
+def test_a_task_the_stop_line_names_was_stopped_with_the_job_whatever_its_clock(tmp_path: Path):
+    """mwms_keras, worker:1 given another address: nobody trains and the launcher's stop line
+    names chief:0, worker:0 and worker:1. With worker:1's clock 20 s ahead, its 'SIGTERM
+    caught' comes 20 s after the others' and is no longer within the window of a stop that
+    hit every task at once; the stop line still names it, so it is no preemption."""
+    run = analyzer.load(_skewed(tmp_path, "mwms_keras", "wrong_address-"), condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "cluster_spec_mismatch")
+
+
+def test_a_task_the_stop_line_does_not_name_keeps_its_own_sigterm(tmp_path: Path):
+    # the same skewed copy with worker:1 left out of the launcher's stop lines
+    run_dir = _skewed(tmp_path, "mwms_keras", "wrong_address-")
+    launcher = run_dir / "launcher.log"
+    launcher.write_text(
+        launcher.read_text(encoding="utf-8").replace(", worker:1", ""), encoding="utf-8"
+    )
+    run = analyzer.load(run_dir, condensed=True)
+    assert run.root_cause.category == "preemption"

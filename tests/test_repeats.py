@@ -264,3 +264,27 @@ def test_aggregation_does_not_change_any_verdict():
 
 def test_default_keep_aggregates():
     assert Keep("x").per_template > 0
+
+
+def test_in_one_stream_of_several_sources_each_source_keeps_its_own_repeats():
+    """`docker compose logs`: three containers' lines in one file. A template the containers
+    share (the coordination service's heartbeat RPC, after each one's own error) is aggregated
+    per container, as it would be in three files: each container keeps its first and last."""
+    path = LAB / "mwms_compose" / "stall_notimeout-chief-training-compose_logs" / "compose.log"
+    keep = dataclasses.replace(run_module.keep_for(load_rules_once()), per_template=1)
+    keep = dataclasses.replace(keep, head=5, tail=5, sample=0)
+    data = path.read_bytes()
+    every = parse_lines(data).table
+    kept = parse_lines(data, keep).table
+
+    def first_per_source(table: pa.Table) -> dict:
+        first: dict = {}
+        for rank, line, message in zip(
+            *(table[c].to_pylist() for c in ("rank", "line_no", "message")), strict=True
+        ):
+            if "CoordinationService/Heartbeat" in (message or ""):
+                first[rank] = min(first.get(rank, line), line)
+        return first
+
+    assert len(first_per_source(every)) >= 2
+    assert first_per_source(kept) == first_per_source(every)

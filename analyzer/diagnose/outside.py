@@ -36,9 +36,26 @@ def job_level_logs(facts: dict[str, Facts]) -> set[str]:
     }
 
 
-def stopped_together(facts: dict[str, Facts], outside: set[str]) -> set[str]:
+def stopped_together(
+    facts: dict[str, Facts], outside: set[str], told: set[str] | frozenset = frozenset()
+) -> set[str]:
     """Tasks whose logs end with a kill signal within ``STOPPED_TOGETHER_S`` of the last such
-    end, when there are two or more of them: the job was stopped from outside."""
+    end, when there are two or more of them: the job was stopped from outside. A task that an
+    outside stop line names (``told``: the launcher or scheduler says it sent the signal to
+    it) and whose log ends with a kill signal was stopped with the job whatever its clock says
+    (a host's clock may be off by more than the window; the line names it)."""
+    named = {
+        n
+        for n in told
+        if n in facts
+        and n not in outside
+        and facts[n].ending == "killed"
+        and _OUTSIDE_SIGNAL_RE.search(facts[n].exit_info or "")
+    }
+    return _killed_together(facts, outside) | (named if len(named) >= 2 else set())
+
+
+def _killed_together(facts: dict[str, Facts], outside: set[str]) -> set[str]:
     killed: dict[str, Any] = {
         n: f.last_time
         for n, f in facts.items()

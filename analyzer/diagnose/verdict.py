@@ -68,7 +68,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "version_mismatch", None
     if (
         (f is None or f.missing)  # (no log; or not even in a spec: only its peers name it)
-        and (ev.blocked or ev.ended_from_outside() or ev.never_trained())
+        # (a job that never got going with no error at all: nobody says its peers lost it)
+        and (ev.blocked or ev.ended_from_outside() or (ev.never_trained() and ev.errors.empty))
         and (ev.errors.empty or _never_up(node, ev))
     ):
         return "session_blocked", None
