@@ -183,3 +183,30 @@ def test_finish_writes_the_files_and_points_the_evidence_at_them(tmp_path):
     assert not (tmp_path / sd.RAW_DIR).exists()
     assert json.dumps(truth["systemd"])  # serialisable
     assert Path(tmp_path / "tfhost-1" / "tf-ps@0.service.log").exists()
+
+
+def test_restart_on_failure_schedules_and_starts_the_unit_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(sd, "RESTART_SEC", 0.0)
+    j = sd.Journald(tmp_path, "journal_merged", list(sd.HOSTS), restart=True)
+    started = []
+
+    def restarter(node, raw):
+        started.append((node, raw))
+        j.unit_started(node, "/venv/bin/python3")
+
+    j.restarter = restarter
+    j._exited("ps:0", -signal.SIGKILL)
+    for _ in range(200):
+        if not j.restart_due():
+            break
+        __import__("time").sleep(0.01)
+    assert started == [("ps:0", sd.raw_name("ps:0", 1))]
+    assert sd.raw_run(sd.raw_name("ps:0", 1)) == 1 and sd.raw_run(sd.raw_name("ps:0")) == 0
+    assert _pid1_lines(j)[-2:] == [
+        "tf-ps@0.service: Scheduled restart job, restart counter is at 1.",
+        "Started tf-ps@0.service - TensorFlow parameter server 0.",
+    ]
+    j._exited("worker:0", 0)  # a clean exit is not restarted
+    j.job_event("time_limit")
+    j._exited("chief:0", 1)  # the job is being ended: no restart either
+    assert not j.restart_due() and j.restarts == {n: int(n == "ps:0") for n in sd.HOSTS}

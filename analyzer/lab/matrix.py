@@ -1261,6 +1261,20 @@ FAULTS: dict[str, Fault] = {
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
         ),
         Fault(
+            "kill_restart",
+            "crash",
+            "node_crash",
+            "signal",
+            "The target is SIGKILLed on hosts whose units have Restart=on-failure "
+            "(RestartSec=2s): systemd restarts every unit that exits unclean.",
+            (
+                ("pss_systemd", "worker", "training"),
+                ("pss_systemd", "ps", "training"),
+                ("pss_systemd", "chief", "training"),
+            ),
+            sig=signal.SIGKILL,
+        ),
+        Fault(
             "kill_onfailure",
             "crash",
             "node_crash",
@@ -1869,8 +1883,11 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         missing = systemd.check_names()
         if missing:
             raise CellError(missing)
-        run.journal = systemd.Journald(lab.out_dir, cell.naming, nodes)
+        run.journal = systemd.Journald(
+            lab.out_dir, cell.naming, nodes, restart=fault.name == "kill_restart"
+        )
         lab.job_log = run.journal.job_event
+        lab.restarting = run.journal.restart_due
         run.journal.watch(lab.procs)
         run.extra["systemd_output"] = systemd.OUTPUT_FORMS[cell.naming]
 
@@ -1937,6 +1954,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
 
     if run.kubelet is not None:
         run.kubelet.restarter = start
+    if run.journal is not None:
+        run.journal.restarter = start
     for node in nodes:
         if node in run.missing or node in delayed:
             continue
@@ -2023,6 +2042,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     elif fault.name == "kill_onfailure":
         first = run.kubelet.first_exit.get(target)
         if first != -9 or not run.kubelet.restarts.get(target):
+            raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
+    elif fault.name == "kill_restart":
+        first = run.journal.first_exit.get(target)
+        if first != -9 or not run.journal.restarts.get(target):
             raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name == "preempt":
         if codes.get(target) not in (-15, -9, 42, 143):

@@ -8,7 +8,12 @@ What each part writes, read from its sources (systemd/systemd):
   tfhost-4 (:data:`HOSTS`), ``Type=simple``, ``ExecStart=<venv>/bin/python3 .../pss_systemd.py``,
   ``Environment=TF_CONFIG=...`` (every task named by its host and a port), ``StandardOutput=
   journal`` (stderr inherits it: one stream), ``TimeoutStopSec=5`` (:data:`TIMEOUT_STOP_SEC`),
-  ``Restart=no``. Each task runs in its own UTS namespace with its host's name (``unshare
+  ``Restart=no``, or in the ``kill_restart`` cells ``Restart=on-failure`` with ``RestartSec=2``
+  (:data:`RESTART_SEC`) on every unit: an unclean exit is followed by ``<unit>: Scheduled
+  restart job, restart counter is at <n>.`` (``service_enter_restart`` in
+  ``src/core/service.c``) and the unit's ``Started`` line again, the new process's output in
+  the same journal (whether a ``Stopped`` line comes between depends on the release, so none
+  is written). Each task runs in its own UTS namespace with its host's name (``unshare
   --uts``). The stream's ``SYSLOG_IDENTIFIER`` is the ExecStart path's file name, ``python3``,
   and ``_PID`` the process's PID.
 * **journald's stdout stream** (``src/journal/journald-stream.c``: ``stdout_stream_scan``,
@@ -86,6 +91,8 @@ HOSTS_LINE = "127.0.0.1 " + " ".join(HOSTS.values())
 LINE_MAX = 48 * 1024
 #: The units' TimeoutStopSec= (systemd's default is 90 s; the lab's units set 5 s).
 TIMEOUT_STOP_SEC = 5.0
+#: RestartSec= of the Restart=on-failure units.
+RESTART_SEC = 2.0
 #: The output forms (a third of the cells short, a third short-precise / short-iso, a third one
 #: merged file), rotated over the style's cells in this order.
 NAMINGS = (
@@ -170,8 +177,15 @@ def check_names() -> str | None:
     return f"{', '.join(bad)} do not resolve; as root add to /etc/hosts: {HOSTS_LINE}"
 
 
-def raw_name(node: str) -> str:
-    return f"{RAW_DIR}/{node.replace(':', '-')}.log"
+def raw_name(node: str, run: int = 0) -> str:
+    """The task's plain output while it runs (``run``: the how-many-th restart)."""
+    suffix = f".{run}" if run else ""
+    return f"{RAW_DIR}/{node.replace(':', '-')}{suffix}.log"
+
+
+def raw_run(name: str) -> int:
+    m = re.search(r"\.(\d+)\.log$", name or "")
+    return int(m.group(1)) if m else 0
 
 
 def exec_path(python: str) -> str:
@@ -345,9 +359,15 @@ class Journald:
     leave and points the evidence at them.
     """
 
-    def __init__(self, out_dir: Path, naming: str, nodes: list[str]):
+    def __init__(self, out_dir: Path, naming: str, nodes: list[str], restart: bool = False):
         self.out_dir, self.naming = Path(out_dir), naming
         self.nodes = list(nodes)
+        self.restart = restart  # Restart=on-failure on every unit
+        self.restarter = None  # starts a node's unit again (the lab's start)
+        self.restarts = {n: 0 for n in nodes}
+        self.first_exit: dict[str, int] = {}
+        self.pending: set[str] = set()  # restarts scheduled, not yet started
+        self.no_more = threading.Event()  # the job is being ended: no restart
         self.lock = threading.RLock()
         self.entries: list[dict] = []
         self.seq = 0
@@ -364,7 +384,7 @@ class Journald:
         self.watcher: threading.Thread | None = None
 
     # journald
-    def _add(self, node: str, ident: str, pid: int, msg: bytes, raw: int | None) -> None:
+    def _add(self, node: str, ident: str, pid: int, msg: bytes, raw: tuple | None) -> None:
         with self.lock:
             self.seq += 1
             self.entries.append(
@@ -390,7 +410,7 @@ class Journald:
 
     def tee(self, node: str, line: bytes) -> None:
         with self.lock:
-            raw = self.raw_lines[node]
+            raw = (self.restarts[node], self.raw_lines[node])
             self.raw_lines[node] += 1
             proc = self.procs.get(node)
             pid = proc.popen.pid if proc else 0
@@ -430,6 +450,33 @@ class Journald:
                 self.systemd(node, f"{u}: Failed with result '{result}'.")
             if node in self.stopping:
                 self.systemd(node, f"Stopped {u} - {description(node)}.")
+            elif self.restart and not clean_exit(code):
+                self.first_exit.setdefault(node, code)
+                if not self.no_more.is_set():
+                    self.pending.add(node)
+                    t = threading.Thread(target=self._restart, args=(node,), daemon=True)
+                    t.start()
+
+    def restart_due(self) -> bool:
+        """A unit's restart is scheduled (the job is not over)."""
+        return bool(self.pending) and not self.no_more.is_set()
+
+    def _restart(self, node: str) -> None:
+        try:
+            time.sleep(RESTART_SEC)
+            with self.lock:
+                if self.no_more.is_set() or self.restarter is None:
+                    return
+                self.restarts[node] += 1
+                self.raw_lines[node] = 0
+                n = self.restarts[node]
+                self.systemd(
+                    node, f"{unit(node)}: Scheduled restart job, restart counter is at {n}."
+                )
+                self.events.append({"event": "restart", "unit": unit(node), "n": n, "utc": _utc()})
+            self.restarter(node, raw_name(node, n))
+        finally:
+            self.pending.discard(node)
 
     def stop(self, node: str, *, by_operator: bool = True) -> threading.Thread | None:
         """``systemctl stop <unit>``: SIGTERM and SIGCONT to the main process, SIGKILL after
@@ -472,6 +519,8 @@ class Journald:
     def job_event(self, event: str) -> None:
         """The launcher's time limit: the operator stops every unit; the job's end: the units
         still running are stopped (the chief finished or failed) and their ends written."""
+        if event in ("time_limit", "end"):
+            self.no_more.set()
         if event == "time_limit":
             self.events.append({"event": event, "utc": _utc()})
             for node in list(self.procs):
@@ -505,10 +554,11 @@ class Journald:
             path.write_text("".join(x + "\n" for x, _ in lines), encoding="utf-8")
             for no, (_, e) in enumerate(lines, 1):
                 if e["raw"] is not None:
-                    where.setdefault((e["node"], e["raw"]), (name, no))
+                    where.setdefault((e["node"], *e["raw"]), (name, no))
         for ev in truth["evidence"]:
             node, no = ev["node"], ev["line_no"]
-            name, at = where.get((node, no - 1), (output_file(self.naming, node), 0))
+            run = raw_run(ev.get("file") or "")
+            name, at = where.get((node, run, no - 1), (output_file(self.naming, node), 0))
             want = ev["text"][:100].strip()
             text = (out / name).read_text(encoding="utf-8").splitlines()
             if not at or want not in text[at - 1]:
@@ -522,6 +572,13 @@ class Journald:
         shutil.rmtree(out / RAW_DIR, ignore_errors=True)
         truth["launcher_files"] = []
         codes = truth.get("exit_codes", {})
+        for n, k in self.restarts.items():
+            if k:
+                truth["notes"] += (
+                    f" Restart=on-failure: systemd restarted {unit(n)} on {HOSTS[n]} {k} time"
+                    f"{'s' if k > 1 else ''} (first exit {self.first_exit.get(n)}); the new "
+                    "process's lines follow in the same journal."
+                )
         stopped = sorted(self.operator_stopped)
         if stopped:
             truth["notes"] += (
@@ -546,7 +603,13 @@ class Journald:
                 for n in truth["nodes"]
             },
             "unit_settings": "Type=simple, StandardOutput=journal, StandardError=inherit, "
-            f"TimeoutStopSec={TIMEOUT_STOP_SEC:.0f}s, Restart=no",
+            f"TimeoutStopSec={TIMEOUT_STOP_SEC:.0f}s, "
+            + (
+                f"Restart=on-failure, RestartSec={RESTART_SEC:.0f}s"
+                if self.restart
+                else "Restart=no"
+            ),
+            "restarts": {unit(n): k for n, k in self.restarts.items() if k},
             "kernel_oom_lines": "none (the oom cell's limit is the task's RLIMIT_AS)",
             "job_events": self.events,
             "hosts_line": HOSTS_LINE,
