@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, kubernetes, slurm
+from . import compose, kubernetes, slurm, systemd
 from ._runner import Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -84,6 +84,8 @@ class Style:
     # names; the launcher plays kubelet and the container runtime: analyzer/lab/kubernetes.py)
     # or "compose" (a compose file's TF_CONFIG with the services' names; the launcher plays
     # dockerd and docker compose: analyzer/lab/compose.py)
+    # or "systemd" (TF_CONFIG in each unit's environment with the hosts' names; the launcher
+    # plays systemd, journald and journalctl: analyzer/lab/systemd.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -477,6 +479,37 @@ STYLES: dict[str, Style] = {
             config="compose",
             namings=compose.NAMINGS,
         ),
+        Style(
+            name="pss_systemd",
+            script="pss_systemd.py",
+            jobs=(("chief", 1), ("ps", 2), ("worker", 2)),
+            cluster="chief + 2 ps + 2 workers on five bare hosts tfhost-0..tfhost-4, each task a "
+            "systemd unit (tf-chief.service, tf-ps@0/1.service, tf-worker@0/1.service) "
+            "(ParameterServerStrategy, custom training loop through ClusterCoordinator.schedule) "
+            "from the TF_CONFIG in each unit's environment (the hosts' names and a port each); "
+            "each task's output in its host's systemd journal (SYSLOG_IDENTIFIER python3), "
+            "exported per host by journalctl -u <unit> in the short, short-precise or short-iso "
+            "output, or in one file of every host's lines (journalctl -m, or a central rsyslog "
+            "server's syslog file)",
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0",),
+            progress_node="chief:0",
+            step_re=r"step (\d+) loss",
+            steps=60,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            # the coordinator's eager context: every remote op the chief issues
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("chief:0", "ps:1"),
+            pod_prefix="tf",
+            shape_dim="20",
+            alt_args=("--image-format", "webp"),
+            naming_start=0,
+            config="systemd",
+            namings=systemd.NAMINGS,
+        ),
     ]
 }
 
@@ -561,6 +594,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", 3),
                 ("tfjob_k8s", 3),
                 ("mwms_compose", 3),
+                ("pss_systemd", 3),
             ),
         ),
         Fault(
@@ -676,6 +710,15 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "training"),
                 ("mwms_compose", "worker", "checkpoint"),
                 ("mwms_compose", "chief", "checkpoint"),
+                # pss_systemd: every role at each phase (its worker at start-up is in _all)
+                ("pss_systemd", "chief", "startup"),
+                ("pss_systemd", "ps", "startup"),
+                ("pss_systemd", "chief", "training"),
+                ("pss_systemd", "ps", "training"),
+                ("pss_systemd", "worker", "training"),
+                ("pss_systemd", "chief", "checkpoint"),
+                ("pss_systemd", "ps", "checkpoint"),
+                ("pss_systemd", "worker", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -715,6 +758,8 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("tfjob_k8s", "ps", "training"),
                 ("mwms_compose", "chief", "training"),
+                ("pss_systemd", "chief", "training"),
+                ("pss_systemd", "ps", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -755,6 +800,9 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_compose", "chief", "training"),
+                # pss_systemd: the chief's operation timeout (the coordinator's context)
+                ("pss_systemd", "ps", "training"),
+                ("pss_systemd", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -798,6 +846,8 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_compose", "chief", "training"),
+                ("pss_systemd", "ps", "training"),
+                ("pss_systemd", "worker", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -868,6 +918,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("pss_systemd", "worker", "training"),
             ),
         ),
         Fault(
@@ -898,6 +949,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("pss_systemd", "chief", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -928,6 +980,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "chief", "startup"),
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "chief", "startup"),
+                ("pss_systemd", "ps", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -956,6 +1009,7 @@ FAULTS: dict[str, Fault] = {
                 # tfjob_k8s: two replicas on one node with hostNetwork share its ports
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -982,6 +1036,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -1008,6 +1063,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "chief", "startup"),
             ),
             must_fail=True,
         ),
@@ -1033,6 +1089,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1063,6 +1120,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "ps", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1092,6 +1150,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1116,6 +1175,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("pss_systemd", "chief", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1149,6 +1209,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("pss_systemd", "chief", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1178,6 +1239,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "startup"),
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
+                ("pss_systemd", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1197,6 +1259,20 @@ FAULTS: dict[str, Fault] = {
             "HDF5_USE_FILE_LOCKING=FALSE.",
             (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
+        ),
+        Fault(
+            "kill_restart",
+            "crash",
+            "node_crash",
+            "signal",
+            "The target is SIGKILLed on hosts whose units have Restart=on-failure "
+            "(RestartSec=2s): systemd restarts every unit that exits unclean.",
+            (
+                ("pss_systemd", "worker", "training"),
+                ("pss_systemd", "ps", "training"),
+                ("pss_systemd", "chief", "training"),
+            ),
+            sig=signal.SIGKILL,
         ),
         Fault(
             "kill_onfailure",
@@ -1246,6 +1322,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return kubernetes.raw_name(node)
     if naming in compose.NAMINGS:
         return compose.raw_name(node)
+    if naming in systemd.NAMINGS:
+        return systemd.raw_name(node)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1473,6 +1551,8 @@ def _address(style: Style, job: str, index: int, port: int) -> str:
         return kubernetes.service(job, index, port)
     if style.config == "compose":
         return compose.service(index, port)
+    if style.config == "systemd":
+        return systemd.address(job, index, port)
     return f"127.0.0.1:{port}"
 
 
@@ -1698,6 +1778,7 @@ class _Run:
     srun: slurm.Srun | None = None  # the Slurm style's srun (its output and lines)
     kubelet: kubernetes.Kubelet | None = None  # the TFJob style's runtime (its pods' logs)
     dockerd: compose.Dockerd | None = None  # the compose style's daemon (its containers' logs)
+    journal: systemd.Journald | None = None  # the systemd style's PID 1 and journald
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -1798,6 +1879,17 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         run.dockerd = compose.Dockerd(lab.out_dir, cell.naming, cell.seed, nodes)
         lab.job_log = run.dockerd.job_event
         run.extra["compose_output"] = compose.OUTPUT_FORMS[cell.naming]
+    if style.config == "systemd":
+        missing = systemd.check_names()
+        if missing:
+            raise CellError(missing)
+        run.journal = systemd.Journald(
+            lab.out_dir, cell.naming, nodes, restart=fault.name == "kill_restart"
+        )
+        lab.job_log = run.journal.job_event
+        lab.restarting = run.journal.restart_due
+        run.journal.watch(lab.procs)
+        run.extra["systemd_output"] = systemd.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -1839,6 +1931,13 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             node_env.update({"TF_CONFIG": compose.tf_config(specs[node]), "HOSTNAME": host})
             node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: compose stops the containers
             wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host]
+        exec_python = python
+        if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
+            host = systemd.HOSTS[node]
+            node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: systemctl stop ends the units
+            wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host]
+            exec_python = systemd.exec_path(python or sys.executable)
+            run.journal.unit_started(node, exec_python)
         lab.start(
             node,
             style.script,
@@ -1846,15 +1945,17 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             tf_config=tf_config,
             args=args,
             env=node_env or None,
-            python=python,
+            python=exec_python,
             log_style="python" if node in style.python_log else "absl",
-            tee=run.srun.tee if run.srun else None,
+            tee=run.srun.tee if run.srun else (run.journal.tee if run.journal else None),
             sink=run.kubelet or run.dockerd,
             wrap=wrap,
         )
 
     if run.kubelet is not None:
         run.kubelet.restarter = start
+    if run.journal is not None:
+        run.journal.restarter = start
     for node in nodes:
         if node in run.missing or node in delayed:
             continue
@@ -1870,11 +1971,16 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
 
     if fault.kind in ("signal", "signal+old"):
         _wait_phase(lab, style, cell.phase, target)
-        lab.signal(target, fault.sig)
+        if run.journal is not None and fault.sig == signal.SIGTERM:
+            # systemctl stop <unit>: SIGTERM and SIGCONT, SIGKILL after TimeoutStopSec
+            lab.mark_fault()
+            run.journal.stop(target, by_operator=False)
+        else:
+            lab.signal(target, fault.sig)
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
         if fault.sig == signal.SIGSTOP:
             run.stopped.add(target)
-        if fault.sig == signal.SIGTERM:
+        if fault.sig == signal.SIGTERM and run.journal is None:
             _preempt_grace(lab, target, run)
     if fault.kind == "throttle":
         _wait_phase(lab, style, "training", target)
@@ -1898,6 +2004,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     started = [n for n in run.nodes if n in lab.procs]
     # a TFJob's pods the operator deleted once the job had ended did not fail it
     deleted = run.kubelet.deleted if run.kubelet else set()
+    if run.journal is not None:  # the units the operator stopped once the job had ended
+        deleted = set(run.journal.operator_stopped)
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -1934,6 +2042,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     elif fault.name == "kill_onfailure":
         first = run.kubelet.first_exit.get(target)
         if first != -9 or not run.kubelet.restarts.get(target):
+            raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
+    elif fault.name == "kill_restart":
+        first = run.journal.first_exit.get(target)
+        if first != -9 or not run.journal.restarts.get(target):
             raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name == "preempt":
         if codes.get(target) not in (-15, -9, 42, 143):
@@ -2096,6 +2208,13 @@ COMPOSE_TIMEOUT_NOTE = (
 )
 
 
+SYSTEMD_TIMEOUT_NOTE = (
+    " The job stopped making progress; the operator stopped every unit (systemctl stop on "
+    "each host: SIGTERM and SIGCONT, SIGKILL after TimeoutStopSec=5s), and systemd wrote its "
+    "Stopping/Stopped lines into each host's journal."
+)
+
+
 def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
 
@@ -2157,12 +2276,19 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     notes += "."
     if run.missing:
         notes += " Never started (no log): " + ", ".join(run.missing) + "."
-    if run.stopped:
+    if run.stopped and run.journal is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until systemctl stop sent it "
+            "SIGTERM and SIGCONT."
+        )
+    elif run.stopped:
         notes += f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the final SIGKILL."
     if run.ended_by == "launcher_timeout" and style.config == "k8s":
         notes += K8S_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "compose":
         notes += COMPOSE_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "systemd":
+        notes += SYSTEMD_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2215,6 +2341,16 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 "after the timeout), written in no log."
             )
         run.dockerd.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.journal is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is systemctl stop {systemd.unit(run.target)} on "
+                f"{systemd.HOSTS[run.target]} (SIGTERM and SIGCONT, SIGKILL after "
+                f"TimeoutStopSec={systemd.TIMEOUT_STOP_SEC:.0f}s); systemd's Stopping/Stopped "
+                "lines are in that host's journal."
+            )
+        run.journal.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth

@@ -210,6 +210,84 @@ def ps_strategy(tf, log: logging.Logger, *, name_coordinator: bool = False):
     return strategy, coordinator
 
 
+def ps_ctl_train(tf, log: logging.Logger, args) -> None:
+    """The chief of ParameterServerStrategy with a custom loop (pss, pss_systemd): the strategy
+    and its ClusterCoordinator from TF_CONFIG, two variables on the ps (round-robin over them),
+    ``--steps`` steps scheduled through ``coordinator.schedule`` (the dtype / feature width /
+    WebP / OOM knobs), then the checkpoint rounds. ``--op-timeout-ms`` (when the script has it)
+    sets an operation timeout on the chief's eager context: every remote op it issues."""
+    if getattr(args, "op_timeout_ms", 0):
+        from tensorflow.python.eager import context
+
+        context.context().operation_timeout_in_ms = args.op_timeout_ms
+        log.info("operation timeout: %d ms", args.op_timeout_ms)
+    strategy, coordinator = ps_strategy(tf, log)
+
+    with strategy.scope():
+        w = tf.Variable(tf.random.normal([32, 1]), name="w")
+        b = tf.Variable(tf.zeros([1]), name="b")
+    opt_lr = 0.05
+
+    def dataset_fn():
+        if args.image_format == "webp":
+            return webp_dataset(tf)
+        return synthetic_data(tf, args.feature_dim, [1, 2], args.feed_dtype)
+
+    per_worker_ds = coordinator.create_per_worker_dataset(dataset_fn)
+    it = iter(per_worker_ds)
+
+    @tf.function
+    def train_step(iterator):
+        def step_fn(batch):
+            x, y = batch
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(x, w) + b
+                loss = tf.reduce_mean(tf.square(pred - y))
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(opt_lr * gw)
+            b.assign_sub(opt_lr * gb)
+            return loss
+
+        return strategy.run(step_fn, args=(next(iterator),))
+
+    if args.memory_limit_mb:
+        limit_memory(log, args.memory_limit_mb)
+    t0 = time.monotonic()
+    for step in range(1, args.steps + 1):
+        if args.oom_at_step and step == args.oom_at_step:
+            big_allocation(tf, log, step, args.oom_mb)
+        result = coordinator.schedule(train_step, args=(it,))
+        if step % args.report_every == 0:
+            coordinator.join()
+            log.info(
+                "step %d loss %.4f (%.3f s)", step, float(result.fetch()), time.monotonic() - t0
+            )
+            t0 = time.monotonic()
+        time.sleep(args.step_sleep)
+    coordinator.join()
+    log.info("training finished after %d steps", args.steps)
+    if args.ckpt_dir and args.ckpt_rounds:
+        checkpoint = tf.train.Checkpoint(w=w, b=b)
+
+        @tf.function
+        def eval_step(iterator):
+            def step_fn(batch):
+                x, y = batch
+                return tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+
+            return strategy.run(step_fn, args=(next(iterator),))
+
+        for r in range(1, args.ckpt_rounds + 1):
+            log.info("saving checkpoint %s/ckpt-%d", args.ckpt_dir, r)
+            path = checkpoint.save(os.path.join(args.ckpt_dir, "ckpt"))
+            results = [coordinator.schedule(eval_step, args=(it,)) for _ in range(4)]
+            coordinator.join()
+            loss = sum(float(x.fetch()) for x in results) / len(results)
+            log.info("checkpoint %s written; evaluation loss %.4f", path, loss)
+            time.sleep(args.step_sleep)
+        log.info("all checkpoints written")
+
+
 def synthetic_data(tf, width: int, seed: list[int], feed_dtype: str = "float32", scale: int = 10):
     """256 examples of ``width`` features, label = their sum, batches of 16, repeated.
 
