@@ -37,6 +37,10 @@ import pyarrow.compute as pc
 MAX_LINE_CHARS = 1024 * 1024
 
 _TS_ISO = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})"
+#: ISO 8601 with a zone with or without its colon (journalctl's short-iso: ``+0000``)
+_TS_ISO_LOOSE = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS = "|".join(_MONTH_NAMES)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,17 @@ WRAPPERS: tuple[Wrapper, ...] = (
         "compose",
         r"^(?:\x1b\[[\d;]*m)?(?P<rank>[A-Za-z0-9][\w.-]*) +\| (?:\x1b\[[\d;]*m)?"
         rf"(?:(?P<wts>{_TS_ISO}) )?(?P<inner>.*)$",
+    ),
+    # syslog / the systemd journal: ``journalctl``'s short, short-precise, short-iso and
+    # short-iso-precise output (systemd src/shared/logs-show.c output_short: time, host,
+    # identifier[pid], ": ", message) and rsyslog's traditional or RFC 3339 file lines. The
+    # host is the line's source (a merged journal or a central syslog holds every host's
+    # lines); a year-less time ("Nov 24 17:06:15") takes the file's year as an absl time does.
+    Wrapper(
+        "syslog",
+        rf"^(?:(?P<wts>{_TS_ISO_LOOSE})|(?P<mon>{_MONTHS}) (?P<day>[ \d]\d) "
+        r"(?P<clock>\d\d:\d\d:\d\d(?:\.\d{1,9})?)) (?P<rank>[A-Za-z0-9][\w.-]*) "
+        r"[^\s\[\]:]+(?:\[\d+\])?: (?P<inner>.*)$",
     ),
     Wrapper("kubectl", rf"^(?P<wts>{_TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
@@ -286,6 +301,17 @@ def _unwrap(lines: pa.Array, wrapper: Wrapper) -> dict[str, pa.Array]:
         if name in parts.type.names:
             values = parts.field(name)
             out[name] = pc.if_else(pc.equal(values, ""), None, values)
+    if "mon" in parts.type.names:  # a year-less "Mon dd hh:mm:ss": as an absl time's parts
+        mon = parts.field("mon")
+        month = pc.index_in(mon, value_set=pa.array(_MONTH_NAMES, mon.type))
+        mm = pc.utf8_lpad(pc.cast(pc.add(month, 1), pa.string()), 2, "0")
+        dd = pc.utf8_lpad(pc.utf8_trim_whitespace(parts.field("day")), 2, "0")
+        md = pc.binary_join_element_wise(
+            mm.cast(pa.large_string()), dd.cast(pa.large_string()), pa.scalar("", pa.large_string())
+        )
+        out["wmd"] = pc.if_else(pc.equal(mon, ""), None, md)
+        clock = parts.field("clock")
+        out["wclock"] = pc.if_else(pc.equal(clock, ""), None, clock)
     return out
 
 
@@ -1185,16 +1211,30 @@ def _events(
         "message": message,
         "detail": detail,
         "raw": raw,
-        "date": table["date"].combine_chunks(),
-        "time": table["time"].combine_chunks(),
-        "md": table["md"].combine_chunks(),
-        "tz": table["tz"].combine_chunks(),
+        **_times(table, extra, rows_arr),
         "wts": extra["wts"].take(rows_arr) if "wts" in extra else nulls,
         "stream": extra["stream"].take(rows_arr) if "stream" in extra else nulls,
         "rank": extra["rank"].take(rows_arr) if "rank" in extra else nulls,
         "repeats": pa.array(repeats),
     }
     return pa.table(columns), in_group
+
+
+def _times(table: pa.Table, extra: dict[str, pa.Array], rows: pa.Array) -> dict[str, pa.Array]:
+    """The time parts of each event: its own line's, or its wrapper's year-less time where
+    the wrapper has one (a syslog line's time is the journal's, as a kubectl prefix's is)."""
+    out = {name: table[name].combine_chunks() for name in ("date", "time", "md", "tz")}
+    if "wmd" not in extra:
+        return out
+    md = extra["wmd"].take(rows)
+    has = md.is_valid()
+    none = pa.nulls(len(md), out["date"].type)
+    out["date"] = pc.if_else(has, none, out["date"])
+    out["tz"] = pc.if_else(has, pa.nulls(len(md), out["tz"].type), out["tz"])
+    out["md"] = pc.if_else(has, md.cast(out["md"].type), out["md"])
+    clock = extra["wclock"].take(rows).cast(out["time"].type)
+    out["time"] = pc.if_else(has, clock, out["time"])
+    return out
 
 
 #: Files up to this size are parsed together by :func:`parse_many` (one pass for many).

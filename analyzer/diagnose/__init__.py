@@ -221,7 +221,7 @@ def gather(
     # (what detect_silence reads of the symptoms: their nodes and times)
     symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
     outside = job_level_logs(facts)
-    stopped = stopped_together(facts, outside, end.stopped)
+    stopped = stopped_together(facts, outside, end.stopped, phases.end)
     silent = detect_silence(facts, symptoms, blames, clock, phases.serving(), outside, stopped)
     blocked = detect_blocked(facts, blaming)
     case = Case(

@@ -175,6 +175,14 @@ class Case:
                     & f["severity"].isin(("warning", "error", "fatal")).to_numpy()
                 )
                 rows = f[keep]
+                end = self.phases.end if self.phases is not None else None
+                if end is not None and len(rows):
+                    # a server (a ps, a worker that only serves) stopped after the job's
+                    # training finished is the job's teardown, not a task taken away
+                    serving = self.phases.serving()
+                    late = (_utc(rows["ts"]) > end).fillna(False).to_numpy(dtype=bool)
+                    server = rows["node"].astype(str).isin(serving).to_numpy(dtype=bool)
+                    rows = rows[~(late & server)]
                 for label, node in zip(rows.index.tolist(), _values(rows["node"]), strict=True):
                     node = str(node)
                     if node not in got and node not in self.stopped and node not in self.outside:

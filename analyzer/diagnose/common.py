@@ -79,6 +79,7 @@ _KILLED_RE = re.compile(
     r"\bKilled\b|SIGKILL|SIGTERM|SIGSEGV|SIGABRT|Segmentation fault|core dumped"
     r"|^Aborted\b|terminate called|(?i:exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?[1-9]\d*)"
     r"|(?i:returncode[\s=:]*-?[1-9])|(?i:signal \d+)"
+    r"|code=(?:killed|dumped|exited), status=[1-9]|\bStopp(?:ing|ed) [\w@.:-]+\.service"
 )
 
 

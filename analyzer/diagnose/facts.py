@@ -30,7 +30,8 @@ _CLEAN_RE = re.compile(
     r"shutting down|shut down|training (?:finished|complete)|finished after|job finished"
     r"|exiting (?:cleanly|normally)|exit(?:ed)? with (?:code|status) 0\b|goodbye|all done"
     r"|successfully (?:finished|completed)|stopping (?:the )?(?:cluster|workers|server)"
-    r"|\sdone\.?\s*$",  # "worker 0 done": a message that ends on "done"
+    r"|\sdone\.?\s*$"  # "worker 0 done": a message that ends on "done"
+    r"|\.service: Deactivated successfully",  # systemd: the unit's process ended with success
     re.I,
 )
 
@@ -39,13 +40,24 @@ _EXIT_RE = re.compile(
     r"(?P<text>(?i:exit(?:ed)?(?: with)? (?:code|status)[\s=:]*-?\d+|returncode[\s=:]*-?\d+)"
     r"|\bKilled\b|Segmentation fault(?: \(core dumped\))?|^Aborted(?: \(core dumped\))?"
     r"|terminate called[^\n]{0,80}|(?i:(?:received|caught|got) signal[\s:]*\w+)"
-    r"|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS)\b)"
+    r"|SIG(?:KILL|TERM|SEGV|ABRT|INT|BUS)\b"
+    # systemd about the unit: its main process's end, a stop job (src/core/service.c, job.c)
+    r"|Main process exited, code=\w+, status=[1-9]\d*/\w+|\bStopp(?:ing|ed) [\w@.:-]+\.service)"
 )
 
 
 #: Lower-case words one of which every match of the pattern above contains (ASCII text).
-_CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "done", "stopping")
-_EXIT_WORDS = ("exit", "returncode", "killed", "segmentation fault", "abort", "terminate", "sig")
+_CLEAN_WORDS = ("shut", "finish", "complet", "exit", "goodbye", "done", "stopping", "deactivated")
+_EXIT_WORDS = (
+    "exit",
+    "returncode",
+    "killed",
+    "segmentation fault",
+    "abort",
+    "terminate",
+    "sig",
+    "stopp",
+)
 _FACTS_PREFILTER = r"(?i)version|python \d|protobuf|grpcio|grpc[ =:]+v?\d|TF_CONFIG|cluster.?spec"
 MAX_FACT_ROWS = 20000
 #: Lines of work (a training step, a checkpoint): a log whose last word is one has not ended.

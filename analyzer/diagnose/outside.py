@@ -21,7 +21,11 @@ from analyzer.diagnose.facts import Facts
 
 STOPPED_TOGETHER_S = 10.0  #: logs that end with a kill signal this close together were stopped
 _TASK_ID_RE = re.compile(r"^[\w-]+:\d+$")
-_OUTSIDE_SIGNAL_RE = re.compile(r"SIGTERM|SIGKILL|SIGINT|Terminated|\bKilled\b", re.I)
+_OUTSIDE_SIGNAL_RE = re.compile(
+    r"SIGTERM|SIGKILL|SIGINT|Terminated|\bKilled\b|status=(?:9/KILL|15/TERM|2/INT)"
+    r"|\bStopp(?:ing|ed) [\w@.:-]+\.service",  # (systemd's stop job of the task's unit)
+    re.I,
+)
 
 
 def job_level_logs(facts: dict[str, Facts]) -> set[str]:
@@ -37,13 +41,18 @@ def job_level_logs(facts: dict[str, Facts]) -> set[str]:
 
 
 def stopped_together(
-    facts: dict[str, Facts], outside: set[str], told: set[str] | frozenset = frozenset()
+    facts: dict[str, Facts],
+    outside: set[str],
+    told: set[str] | frozenset = frozenset(),
+    end: Any = None,
 ) -> set[str]:
     """Tasks whose logs end with a kill signal within ``STOPPED_TOGETHER_S`` of the last such
     end, when there are two or more of them: the job was stopped from outside. A task that an
     outside stop line names (``told``: the launcher or scheduler says it sent the signal to
     it) and whose log ends with a kill signal was stopped with the job whatever its clock says
-    (a host's clock may be off by more than the window; the line names it)."""
+    (a host's clock may be off by more than the window; the line names it). ``end``: when the
+    job's training finished (None: it did not); a stop after it is the job's teardown, and a
+    task stopped before it is not one of those stopped with the teardown."""
     named = {
         n
         for n in told
@@ -52,10 +61,10 @@ def stopped_together(
         and facts[n].ending == "killed"
         and _OUTSIDE_SIGNAL_RE.search(facts[n].exit_info or "")
     }
-    return _killed_together(facts, outside) | (named if len(named) >= 2 else set())
+    return _killed_together(facts, outside, end) | (named if len(named) >= 2 else set())
 
 
-def _killed_together(facts: dict[str, Facts], outside: set[str]) -> set[str]:
+def _killed_together(facts: dict[str, Facts], outside: set[str], end: Any = None) -> set[str]:
     killed: dict[str, Any] = {
         n: f.last_time
         for n, f in facts.items()
@@ -69,4 +78,22 @@ def _killed_together(facts: dict[str, Facts], outside: set[str]) -> set[str]:
         return set()
     latest = max(killed.values())
     together = {n for n, t in killed.items() if (latest - t).total_seconds() <= STOPPED_TOGETHER_S}
+    # the tasks that ended on their own (a goodbye, their own failure) ended the job's work:
+    # stops after the last of them (or after the training finished) are the job's teardown,
+    # and a task stopped before that was taken away on its own, not with the teardown
+    own = [
+        f.last_time
+        for n, f in facts.items()
+        if n not in outside
+        and n not in killed
+        and not f.missing
+        and f.ending in ("clean", "exception", "killed")
+        and f.last_time is not None
+        and not pd.isna(f.last_time)
+    ]
+    if end is not None and not pd.isna(end):
+        own.append(end)
+    boundary = max(own, default=None)
+    if boundary is not None and latest >= boundary:
+        together = {n for n in together if killed[n] >= boundary}
     return together if len(together) >= 2 else set()
