@@ -247,3 +247,25 @@ def test_compose_prefix_in_color_is_read_as_without(tmp_path):
     assert {n: i.lines for n, i in run.ingest.nodes.items()} == {
         n: i.lines for n, i in plain.ingest.nodes.items()
     }
+
+
+SYSTEMD = Path(__file__).resolve().parent / "corpus" / "lab" / "pss_systemd"
+
+
+def test_a_merged_journal_is_parted_by_host_and_timed_by_its_lines():
+    """`journalctl -m` of five hosts in one file: "Mon dd hh:mm:ss host ident[pid]: message"
+    (systemd logs-show.c output_short). Each host is its own node (the task its TF_CONFIG
+    names), every line takes the journal's time (year-less, as an absl time), and the prefix is
+    gone from the messages."""
+    run = analyzer.load(SYSTEMD / "healthy-none-full-journal_merged", condensed=True)
+    assert set(run.ingest.nodes) == {"chief:0", "ps:0", "ps:1", "worker:0", "worker:1"}
+    tl = run.timeline
+    assert tl["ts"].notna().all()
+    assert not tl["message"].astype(str).str.contains(r"^\w{3} +\d+ \d\d:\d\d:\d\d tfhost").any()
+    assert (tl["ts"].dt.year == 2026).all()
+
+
+def test_journal_short_iso_lines_take_their_zoned_time():
+    run = analyzer.load(SYSTEMD / "kill-ps-training-journal_iso", condensed=True)
+    assert run.timeline["ts"].notna().all()
+    assert {"chief:0", "ps:0"} <= set(run.ingest.nodes)

@@ -269,3 +269,26 @@ def test_a_task_the_stop_line_does_not_name_keeps_its_own_sigterm(tmp_path: Path
     )
     run = analyzer.load(run_dir, condensed=True)
     assert run.root_cause.category == "preemption"
+
+
+SYSTEMD = Path(__file__).resolve().parent / "corpus" / "lab" / "pss_systemd"
+
+
+def test_a_unit_stopped_before_the_job_s_teardown_was_taken_away():
+    """pss_systemd: `systemctl stop` of worker:1's unit mid-training (systemd's 'Stopping ...'
+    then 'Stopped ...'); the chief trains on, says goodbye, and the other units are stopped
+    5 s after worker:1's, once the chief is done: the job's teardown, not the same stop."""
+    run = analyzer.load(SYSTEMD / "preempt-worker-training-journal_short_unit", condensed=True)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "preemption")
+
+
+def test_a_unit_stopped_with_the_teardown_is_no_preemption(tmp_path: Path):
+    # the same run with worker:1's stop moved to the teardown's second (17:07:39 -> 17:07:44)
+    name = "tfhost-4/tf-worker@1.service.log"
+    run = changed_run(
+        SYSTEMD / "preempt-worker-training-journal_short_unit",
+        tmp_path,
+        name,
+        lambda t: t.replace("Nov 24 17:07:39 tfhost-4 systemd", "Nov 24 17:07:44 tfhost-4 systemd"),
+    )
+    assert run.root_cause.category != "preemption"
