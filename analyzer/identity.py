@@ -86,6 +86,8 @@ class ContentFacts:
     address: str | None = None  #: where this task served (``Started server with target``)
     channel_cache: dict[str, list[str]] = field(default_factory=dict)
     rank: int | None = None  #: the task's rank as Slurm's srun set it (``SLURM_PROCID``)
+    #: every task a TF_CONFIG line of this log claims (one, in a log of one task)
+    claims: set[str] = field(default_factory=set)
 
     @property
     def node(self) -> str | None:
@@ -171,12 +173,19 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
             slurm_rank = m["rank"]
         for m in _DTENSOR_RE.finditer(text):
             dtensor.setdefault(m["name"], m["value"])
-        if "TF_CONFIG" in text and facts.tf_config is None:
+        if "TF_CONFIG" in text:
             config = _parse_mapping(text[text.find("TF_CONFIG") :])
+            if config and facts.tf_config is not None:  # a second one: whose task is it?
+                task = config.get("task")
+                if isinstance(task, dict) and "type" in task:
+                    facts.claims.add(f"{task['type']}:{task.get('index', 0)}")
+                config = None
             if config:
                 facts.tf_config = config
                 facts.cluster = facts.cluster or _normalize_cluster(config.get("cluster"))
                 task = config.get("task")
+                if isinstance(task, dict) and "type" in task:
+                    facts.claims.add(f"{task['type']}:{task.get('index', 0)}")
                 if isinstance(task, dict) and "type" in task and facts.job is None:
                     try:
                         facts.job, facts.index = str(task["type"]), int(task.get("index", 0))

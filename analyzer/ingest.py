@@ -686,9 +686,21 @@ def _host_of(info: NodeInfo) -> str | None:
 
 
 def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFacts:
-    """What a log's contents tell about its node; a bad hint is reported, never fatal."""
+    """What a log's contents tell about its node; a bad hint is reported, never fatal. A log
+    whose lines claim several tasks (each printed its own TF_CONFIG) holds several tasks' lines
+    in one stream whose prefix tfdiag did not recognise: said, as it is read as one node."""
     try:
-        return facts_from_content(messages)
+        facts = facts_from_content(messages)
+        if len(facts.claims) > 1:
+            problems.append(
+                Problem(
+                    name,
+                    f"its lines claim {len(facts.claims)} tasks ({', '.join(sorted(facts.claims))}"
+                    " by their TF_CONFIG): several tasks' lines in one stream whose line prefix "
+                    "is not known here, read as one node; split the file per task",
+                )
+            )
+        return facts
     except Exception as exc:
         problems.append(
             Problem(
