@@ -20,7 +20,9 @@ Line formats (``format`` column):
 
 Wrappers (``wrapper`` column), recognised when most of a file's lines carry them:
 ``k8s_cri`` (``2025-01-30T12:34:56.789012345Z stderr F …``), ``kubectl`` (``--timestamps``),
-``docker_json``, ``mpirun`` (``[1,0]<stderr>:``) and ``slurm`` (``srun --label``: ``3: ``).
+``docker_json``, ``mpirun`` (``[1,0]<stderr>:``) and ``slurm`` (``srun --label``: ``3: ``),
+``kubectl_prefix``, ``compose`` and ``syslog``; and ``learned``: the prefix of a launcher
+tfdiag has no rule for, learned from the file's first lines (:mod:`analyzer.prefixes`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from analyzer import prefixes
 
 #: Lines longer than this are cut to it in the timeline (a dumped tensor can be 200 MB).
 MAX_LINE_CHARS = 1024 * 1024
@@ -286,7 +290,22 @@ def _detect_wrapper(lines: pa.Array) -> Wrapper | None:
         hits = pc.sum(pc.match_substring_regex(sample, wrapper.pattern)).as_py() or 0
         if hits >= need:
             return wrapper
-    return None
+    if _formats_after_text(sample).sum() < 3:
+        return None
+    learned = prefixes.learn(sample.to_pylist(), _FORMAT_RES)
+    return Wrapper("learned", learned[0]) if learned else None
+
+
+#: the line formats a learned prefix may stand before (Python ``re``, anchored at the text)
+_FORMAT_RES = [re.compile(f.pattern) for f in LINE_FORMATS if f.name != "keras_progress"]
+
+
+def _formats_after_text(text: pa.Array) -> np.ndarray:
+    """Lines where a known format starts after some text, not at the line's start."""
+    after = _bool(pc.match_substring_regex(text, prefixes.STARTS_AFTER_TEXT))
+    if not after.any():
+        return after
+    return after & ~_bool(pc.match_substring_regex(text, prefixes.STARTS_AT_LINE_START))
 
 
 def _unwrap(lines: pa.Array, wrapper: Wrapper) -> dict[str, pa.Array]:
@@ -538,6 +557,8 @@ def _select(
     pinned = np.zeros(n, dtype=bool)
     pinned[: keep.head] = True
     pinned[max(0, n - keep.tail) :] = True
+    if rank is not None:  # one stream of several sources: each source's own head and tail
+        pinned[_source_edges(rank, keep.head, keep.tail)] = True
     if keep.sample and n > keep.sample:
         pinned[:: n // keep.sample] = True
     if keep.progress:
@@ -572,6 +593,17 @@ def _select(
     if not timed_by_wrapper:
         _add_time_sources(inner if inner is not None else lines, wanted, pinned)
     return wanted, pinned, weights
+
+
+def _source_edges(rank: pa.Array, head: int, tail: int) -> np.ndarray:
+    """Rows among the first ``head`` or last ``tail`` of their source (``rank``'s value)."""
+    codes = pc.dictionary_encode(pc.fill_null(rank, "")).indices.to_numpy(zero_copy_only=False)
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    sizes = np.diff(np.r_[starts, len(codes)])
+    at = np.arange(len(codes)) - np.repeat(starts, sizes)
+    return order[(at < head) | (at >= np.repeat(sizes, sizes) - tail)]
 
 
 def _group_starts_of(lines: Lines, rows: np.ndarray) -> np.ndarray:
@@ -1295,6 +1327,9 @@ def _parse_together(
     for wrapper in WRAPPERS:
         hits = _bool(pc.match_substring_regex(text, wrapper.pattern)) & filled
         wrapped |= np.bincount(file_of[hits], minlength=len(texts)) >= need
+    # a file whose formats mostly start after a prefix may carry one to learn: parsed alone too
+    after = _formats_after_text(text) & filled
+    wrapped |= np.bincount(file_of[after], minlength=len(texts)) >= np.maximum(3, need)
     ends = (starts + counts)[file_of]
     table, in_group = _events(
         lines, None, {}, None, ~blank & ~wrapped[file_of], None, None, keep, ends

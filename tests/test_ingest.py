@@ -272,13 +272,21 @@ def test_journal_short_iso_lines_take_their_zoned_time():
 
 
 def test_one_stream_whose_lines_claim_several_tasks_is_said(tmp_path):
-    """The compose file with its prefix rewritten into one no tool here writes ("name >> "):
-    tfdiag cannot part it, reads it as one node, and says that the file's lines claim three
-    tasks; the real file, parted by container, says nothing of the kind."""
+    """The compose file without its prefixes (as ``docker compose logs --no-log-prefix`` prints
+    it): nothing tells a line's container, so tfdiag reads it as one node and says that the
+    file's lines claim three tasks; the real file, parted by container, says nothing of the
+    kind, and neither does one under a prefix no rule knows ("name >> "), learned and parted."""
     src = COMPOSE / "healthy-none-full-compose_logs" / "compose.log"
-    text = re.sub(r"^(trainer-\d-1) +\| ", r"\1 >> ", src.read_text(encoding="utf-8"), flags=re.M)
-    (tmp_path / "compose.log").write_text(text, encoding="utf-8")
-    said = [p.problem for p in analyzer.load(tmp_path, condensed=True).ingest.problems]
+    bare = re.sub(r"^trainer-\d-1 +\| ", "", src.read_text(encoding="utf-8"), flags=re.M)
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "compose.log").write_text(bare, encoding="utf-8")
+    said = [p.problem for p in analyzer.load(tmp_path / "bare", condensed=True).ingest.problems]
     assert any("claim 3 tasks" in m and "worker:0, worker:1, worker:2" in m for m in said)
+    other = re.sub(r"^(trainer-\d-1) +\| ", r"\1 >> ", src.read_text(encoding="utf-8"), flags=re.M)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "compose.log").write_text(other, encoding="utf-8")
+    run = analyzer.load(tmp_path / "other", condensed=True)
+    assert {"worker:0", "worker:1", "worker:2"} <= set(run.ingest.nodes)
+    assert not any("claim" in p.problem for p in run.ingest.problems)
     parted = analyzer.load(src.parent, condensed=True).ingest.problems
     assert not any("claim" in p.problem for p in parted)

@@ -1,0 +1,132 @@
+"""Line prefixes of launchers tfdiag has no rule for, learned from the file itself.
+
+A launcher or log collector that tfdiag does not know (Ray's ``(Actor pid=N, ip=A)``, pdsh's
+``host: ``, a CI console's ``[time] ``, a task runner's own log line around each output line)
+puts the same kind of text before every line of a task's output. Known line formats (absl,
+TF C++, Python logging, a traceback's start) then start at some offset into most lines, after
+text of one shape. :func:`learn` finds that shape in a file's first lines and writes it as a
+wrapper pattern (the named groups of :class:`analyzer.formats.Wrapper`): the text after it is
+the line, an ISO time in it is the line's time, and a part that names a few different things
+(a host, a pod, a rank) is the line's source, so one stream of several tasks is parted as a
+known launcher's is.
+
+The shape is tokens: words (``[\\w.@-]+``), runs of blanks, single punctuation, and dates,
+clocks and ISO times as one token each. The prefixes of the lines where a format starts after
+an offset are grouped by the kinds of their tokens; the largest group's shape is kept when the
+pattern made of it matches most of the sample's lines (a word that is the same on every line
+stays literal, one that varies matches any word). Nothing is learned when most lines that hold a
+format hold it at their start (the file is not wrapped) or no shape holds most lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+#: where a known line format may start (absl, TF C++, Python logging, python_basic, traceback)
+_STARTS = re.compile(
+    r"[IWEF]\d{4} \d\d:\d\d:\d\d"
+    r"|\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]+:"
+    r"|Traceback \(most recent call last\):"
+)
+#: RE2 forms for a whole column: a format at a line's start, or after some text
+STARTS_AT_LINE_START = "^(?:" + _STARTS.pattern + ")"
+STARTS_AFTER_TEXT = "^[^\\n]{1,160}?(?:" + _STARTS.pattern + ")"
+
+_ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)"
+_TOKEN = re.compile(
+    rf"(?P<iso>{_ISO})|(?P<date>\d{{4}}-\d\d-\d\d)|(?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)"
+    r"|(?P<word>[\w.@-]+)|(?P<blank>[ \t]+)|(?P<other>.)"
+)
+_WORD = r"[\w.@-]+"
+_PATTERNS = {
+    "iso": _ISO,
+    "date": r"\d{4}-\d\d-\d\d",
+    "clock": r"\d\d:\d\d:\d\d(?:[.,]\d+)?",
+}
+_MAX_PREFIX = 160
+_MAX_SOURCES = 64
+
+
+def _tokens(prefix: str) -> list[tuple[str, str]]:
+    return [(m.lastgroup or "other", m.group()) for m in _TOKEN.finditer(prefix)]
+
+
+def _kind(kind: str, text: str) -> str:
+    if kind == "blank":
+        return "\t" if "\t" in text else " "
+    return text if kind == "other" else kind
+
+
+def _format_offset(line: str, formats: list[re.Pattern]) -> int | None:
+    """The first offset in ``line`` where a known format matches what follows, if any."""
+    for m in _STARTS.finditer(line, 0, _MAX_PREFIX + 40):
+        rest = line[m.start() :]
+        if rest.startswith("Traceback") or any(f.match(rest) for f in formats):
+            return m.start()
+    return None
+
+
+def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None] | None:
+    """A wrapper pattern for the prefix most of ``lines`` carry, and the group naming a line's
+    source in it (``rank``) if any; ``None`` when the lines carry no common prefix.
+
+    ``formats`` are the known line formats' patterns (anchored at the text they are given).
+    """
+    lines = [s for s in lines if s.strip()]
+    if len(lines) < 3:
+        return None
+    prefixes: list[str] = []
+    at_start = 0
+    for line in lines:
+        offset = _format_offset(line, formats)
+        if offset == 0:
+            at_start += 1
+        elif offset is not None and line[:offset].strip():
+            prefixes.append(line[:offset])
+    if len(prefixes) < 3 or len(prefixes) <= at_start:
+        return None
+    tokenized = [_tokens(p) for p in prefixes]
+    shapes = Counter(tuple(_kind(k, t) for k, t in toks) for toks in tokenized)
+    shape, count = shapes.most_common(1)[0]
+    if count * 5 < len(prefixes) * 3:  # no shape holds three in five
+        return None
+    same = [toks for toks in tokenized if tuple(_kind(k, t) for k, t in toks) == shape]
+    parts: list[str] = []
+    source: int | None = None
+    timed = False
+    for i, kind in enumerate(shape):
+        values = [toks[i][1] for toks in same]
+        distinct = set(values)
+        if kind in ("iso", "date", "clock"):
+            if kind == "iso" and not timed:
+                parts.append(f"(?P<wts>{_ISO})")
+                timed = True
+            else:
+                parts.append(f"(?:{_PATTERNS[kind]})")
+        elif kind in (" ", "\t"):  # as wide as seen (a line's own indent is the line's)
+            low, high = min(map(len, values)), max(map(len, values))
+            width = "" if low == high == 1 else f"{{{low}}}" if low == high else f"{{{low},{high}}}"
+            parts.append(re.escape(kind) + width)
+        elif kind != "word":
+            parts.append(re.escape(kind))
+        elif len(distinct) == 1:
+            parts.append(re.escape(values[0]))
+        else:
+            named = (
+                source is None
+                and len(distinct) <= _MAX_SOURCES
+                and all(re.search(r"[A-Za-z]|^\d+(\.\d+){3}$", v) for v in distinct)
+            )
+            if named:
+                source = i
+                parts.append(f"(?P<rank>{_WORD})")
+            else:
+                parts.append(f"(?:{_WORD})")
+    pattern = "^" + "".join(parts) + "(?P<inner>.*)$"
+    compiled = re.compile(pattern)
+    matched = sum(1 for line in lines if compiled.match(line))
+    if matched < max(3, len(lines) // 2 + 1):
+        return None
+    return pattern, ("rank" if source is not None else None)

@@ -1,0 +1,120 @@
+"""Prefixes of launchers tfdiag has no rule for (analyzer/prefixes.py), learned per file, on the
+recorded lines of a lab run wrapped as the launcher-* variants wrap them
+(analyzer/evaluate/variants.py). Only the prefixes looked at while the learner was written
+(Ray's, pdsh's) are used here; the other launchers are measured, not tested."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from analyzer import formats
+from analyzer.evaluate.variants import LAUNCHERS, VARIANTS, write_run
+from analyzer.formats import Keep, parse_lines
+from analyzer.prefixes import learn
+from analyzer.run import load
+
+LAB = Path(__file__).parent / "corpus" / "lab"
+RUN = LAB / "tf1" / "healthy-none-full-plain"  # ps:0, worker:0, worker:1: each a file
+
+
+def _read(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def _lines(name: str) -> list[str]:
+    return _read(RUN / name).decode().splitlines()
+
+
+def test_the_tuned_launchers_are_marked_so():
+    assert {n for n, v in LAUNCHERS.items() if v.tuned} == {"ray", "pdsh"}
+    assert VARIANTS["launcher-ray"].tuned and not VARIANTS["launcher-stern"].tuned
+
+
+def test_rays_prefix_is_learned_literal_and_the_lines_parse_as_unwrapped():
+    plain = _read(RUN / "worker-0.log")
+    wrapped = b"".join(
+        b"(TrainWorker pid=41000, ip=10.0.0.2) " + line + b"\n" for line in plain.splitlines()
+    )
+    pattern, source = learn(wrapped.decode().splitlines(), formats._FORMAT_RES)
+    assert source is None  # one process: nothing varies
+    assert pattern.startswith(r"^\(TrainWorker\ pid=41000,\ ip=10\.0\.0\.2\)\ (?P<inner>")
+    got, want = parse_lines(wrapped), parse_lines(plain)
+    assert got.wrapper == "learned" and want.wrapper is None
+    assert got.formats == want.formats
+    assert got.table["message"].to_pylist() == want.table["message"].to_pylist()
+    assert got.table["level"].to_pylist() == want.table["level"].to_pylist()
+
+
+def test_pdsh_hosts_are_each_lines_source(tmp_path: Path):
+    out = tmp_path / "run"
+    write_run(RUN, out, VARIANTS["launcher-pdsh"])
+    text = (out / "all.log").read_text()
+    pattern, source = learn(text.splitlines()[:400], formats._FORMAT_RES)
+    assert source == "rank"
+    parsed = parse_lines(text.encode())
+    assert parsed.wrapper == "learned"
+    assert set(parsed.table["rank"].to_pylist()) == {"ps-0", "worker-0", "worker-1"}
+    # analyzed, the stream is three nodes named by their own TF_CONFIG, and nothing failed
+    run = load(str(out))
+    assert sorted(run.nodes.index) == ["ps:0", "worker:0", "worker:1"]
+    truth = json.loads((RUN / "truth.json").read_text())
+    assert run.root_cause is None or run.root_cause.category == truth["root_cause_category"]
+
+
+def test_each_sources_last_lines_are_kept_in_a_condensed_parse():
+    # worker-0's goodbye is in the middle of the merged stream; a condensed parse keeps the
+    # head and tail of each source, not only of the file
+    names = ("ps-0.log", "worker-0.log", "worker-1.log")
+    lines = [f"{n[:-4]}: {line}" for n in names for line in _lines(n)]
+    keep = Keep(pattern="zzz-never", head=2, tail=2, sample=0)
+    parsed = parse_lines("\n".join(lines).encode() + b"\n", keep)
+    kept = parsed.table.to_pylist()
+    for n in names:
+        own = [r["message"] for r in kept if r["rank"] == n[:-4]]
+        last = _lines(n)[-1]
+        assert own and own[-1] and own[-1] in last
+
+
+def test_an_iso_time_in_the_prefix_is_the_lines_time():
+    lines = _lines("worker-1.log")
+    stamped = [f"<{2026}-11-23T19:11:{i % 60:02d}.5Z> {line}" for i, line in enumerate(lines)]
+    pattern, _ = learn(stamped, formats._FORMAT_RES)
+    assert "(?P<wts>" in pattern
+    parsed = parse_lines("\n".join(stamped).encode())
+    assert parsed.table["wts"].null_count == 0
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in LAB.rglob("*") if p.is_file() and p.name != "truth.json")[::7],
+    ids=lambda p: str(p.relative_to(LAB)),
+)
+def test_no_recorded_file_gets_a_learned_prefix(path: Path):
+    # a known wrapper or none: a file as TensorFlow or a known launcher writes it learns nothing
+    if path.suffix in (".json", ".md", ".txt"):
+        return
+    assert parse_lines(_read(path)).wrapper != "learned"
+
+
+def test_a_quoted_or_indented_paste_is_not_a_launcher():
+    lines = _lines("worker-1.log")[:40]
+    assert learn(["    " + s for s in lines], formats._FORMAT_RES) is None  # blanks only
+    # most lines start with a format: the few that do not are not a prefix
+    mixed = [("x " + s if i % 4 == 0 else s) for i, s in enumerate(lines)]
+    assert learn(mixed, formats._FORMAT_RES) is None
+
+
+def test_most_lines_must_carry_the_prefix():
+    lines = _lines("worker-1.log")
+    most = [f"h{i % 3}: {s}" if i % 3 else s for i, s in enumerate(lines)]  # two in three
+    pattern, source = learn(most, formats._FORMAT_RES)
+    assert source == "rank"
+    assert all(re.match(pattern, s) for s in most[1::3] + most[2::3])
+    few = [f"h{i % 3}: {s}" if i % 3 == 0 else s for i, s in enumerate(lines)]  # one in three
+    assert learn(few, formats._FORMAT_RES) is None
