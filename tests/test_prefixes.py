@@ -55,7 +55,7 @@ def test_pdsh_hosts_are_each_lines_source(tmp_path: Path):
     out = tmp_path / "run"
     write_run(RUN, out, VARIANTS["launcher-pdsh"])
     text = (out / "all.log").read_text()
-    pattern, source = learn(text.splitlines()[:400], formats._FORMAT_RES)
+    _, source = learn(text.splitlines()[:400], formats._FORMAT_RES)
     assert source == "rank"
     parsed = parse_lines(text.encode())
     assert parsed.wrapper == "learned"
