@@ -1329,7 +1329,7 @@ def _parse_together(
         wrapped |= np.bincount(file_of[hits], minlength=len(texts)) >= need
     # a file whose formats mostly start after a prefix may carry one to learn: parsed alone too
     after = _formats_after_text(text) & filled
-    wrapped |= np.bincount(file_of[after], minlength=len(texts)) >= np.maximum(3, need)
+    wrapped |= np.bincount(file_of[after], minlength=len(texts)) >= 3
     ends = (starts + counts)[file_of]
     table, in_group = _events(
         lines, None, {}, None, ~blank & ~wrapped[file_of], None, None, keep, ends

@@ -51,20 +51,31 @@ def test_rays_prefix_is_learned_literal_and_the_lines_parse_as_unwrapped():
     assert got.table["level"].to_pylist() == want.table["level"].to_pylist()
 
 
-def test_pdsh_hosts_are_each_lines_source(tmp_path: Path):
+@pytest.mark.parametrize(
+    "run",
+    [RUN, LAB / "pss" / "stall_notimeout-ps-training-host"],  # (most of its lines are prints)
+    ids=lambda p: p.name,
+)
+def test_pdsh_hosts_are_each_lines_source(tmp_path: Path, run: Path):
     out = tmp_path / "run"
-    write_run(RUN, out, VARIANTS["launcher-pdsh"])
+    write_run(run, out, VARIANTS["launcher-pdsh"])
     text = (out / "all.log").read_text()
     _, source = learn(text.splitlines()[:400], formats._FORMAT_RES)
     assert source == "rank"
     parsed = parse_lines(text.encode())
     assert parsed.wrapper == "learned"
-    assert set(parsed.table["rank"].to_pylist()) == {"ps-0", "worker-0", "worker-1"}
-    # analyzed, the stream is three nodes named by their own TF_CONFIG, and nothing failed
-    run = load(str(out))
-    assert sorted(run.nodes.index) == ["ps:0", "worker:0", "worker:1"]
-    truth = json.loads((RUN / "truth.json").read_text())
-    assert run.root_cause is None or run.root_cause.category == truth["root_cause_category"]
+    truth = json.loads((run / "truth.json").read_text())
+    assert len(set(parsed.table["rank"].to_pylist())) == len(truth["node_files"])
+    # read whole or condensed, the stream is the nodes named by their own TF_CONFIG, each with
+    # its own lines, and the verdict is the one on the files the launcher took
+    for condensed in (False, True):
+        got = load(str(out), condensed=condensed)
+        nodes = got.nodes.loc[list(truth["node_files"])]
+        assert all(f == ["all.log"] for f in nodes["files"])
+        assert (nodes["lines"] > 10).all()
+        rc = got.root_cause
+        assert (rc.node if rc else None) == truth["first_failing_node"]
+        assert (rc.category if rc else "none") == truth["root_cause_category"]
 
 
 def test_each_sources_last_lines_are_kept_in_a_condensed_parse():

@@ -241,9 +241,18 @@ def _timed_lines(data: bytes, year: int, start: dt.datetime) -> list[tuple[dt.da
 
 
 def _source_name(files: list[str]) -> str:
-    """A node's name as its launcher shows it: its first file's name without extensions."""
-    name = Path(files[0]).name
-    return re.sub(r"(\.(log|out|err|stderr|stdout|txt|gz|\d+))+$", "", name) or name
+    """A node's name as its launcher shows it: the host folder its files are in, else its
+    first file's name without its log extension, rotation number or compression."""
+    first = Path(files[0])
+    if len(first.parts) > 1:
+        return first.parts[0]
+    name = re.sub(r"\.gz$", "", first.name)
+    return re.sub(r"\.(log|out|err|stderr|stdout|txt)(\.\d+)?$", "", name) or name
+
+
+def _rotation(name: str) -> int:
+    m = re.search(r"\.(\d+)(?:\.gz)?$", name)
+    return int(m.group(1)) if m else 0
 
 
 def _write_prefixed(run: Path, out: Path, truth: dict, launcher: Launcher) -> set[str]:
@@ -259,11 +268,18 @@ def _write_prefixed(run: Path, out: Path, truth: dict, launcher: Launcher) -> se
     nodes = {n: fs for n, fs in nodes.items() if fs}
     done: set[str] = set()
     merged: list[tuple[dt.datetime, int, int, bytes]] = []
+    names: set[str] = set()
     for k, (_node, files) in enumerate(sorted(nodes.items())):
         source = _source_name(files)
+        source = source if source not in names else f"{source}-{k}"  # as a launcher keeps apart
+        names.add(source)
         timed: list[tuple[dt.datetime, bytes]] = []
-        for rel in files:
-            lines = _timed_lines(_read(run / rel), year, start)
+        # a node's files in the order they were written (the most rotated first)
+        parts = [
+            (rel, _timed_lines(_read(run / rel), year, start))
+            for rel in sorted(files, key=lambda f: (-_rotation(f), f))
+        ]
+        for rel, lines in parts:
             if launcher.merged:
                 timed += lines
             else:
