@@ -6,7 +6,8 @@ puts the same kind of text before every line of a task's output. Known line form
 TF C++, Python logging, a traceback's start) then start at some offset into most lines, after
 text of one shape. :func:`learn` finds that shape in a file's first lines and writes it as a
 wrapper pattern (the named groups of :class:`analyzer.formats.Wrapper`): the text after it is
-the line, an ISO time in it is the line's time, and a part that names a few different things
+the line (a time in the prefix is not taken for the line's: it may be when a collector read
+the line, long after a buffered process wrote it), and a part that names a few different things
 (a host, a pod, a rank) is the line's source, so one stream of several tasks is parted as a
 known launcher's is.
 
@@ -53,19 +54,24 @@ def _tokens(prefix: str) -> list[tuple[str, str]]:
     return [(m.lastgroup or "other", m.group()) for m in _TOKEN.finditer(prefix)]
 
 
+def _shape(prefix: str) -> tuple[str, ...]:
+    return tuple(_kind(k, t) for k, t in _tokens(prefix))
+
+
 def _kind(kind: str, text: str) -> str:
     if kind == "blank":
         return "\t" if "\t" in text else " "
     return text if kind == "other" else kind
 
 
-def _format_offset(line: str, formats: list[re.Pattern]) -> int | None:
-    """The first offset in ``line`` where a known format matches what follows, if any."""
+def _format_offsets(line: str, formats: list[re.Pattern]) -> list[int]:
+    """The offsets in ``line`` where a known format matches what follows."""
+    found = []
     for m in _STARTS.finditer(line, 0, _MAX_PREFIX + 40):
         rest = line[m.start() :]
         if rest.startswith("Traceback") or any(f.match(rest) for f in formats):
-            return m.start()
-    return None
+            found.append(m.start())
+    return found
 
 
 def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None] | None:
@@ -73,38 +79,42 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
     source in it (``rank``) if any; ``None`` when the lines carry no common prefix.
 
     ``formats`` are the known line formats' patterns (anchored at the text they are given).
+    A line may hold a format at its start and another after it (``[<ISO time>] INFO:tf:...``
+    reads as a Python logging line, and as a python_basic one behind a timestamp): each offset
+    is a candidate, and the prefix is the shape most lines share.
     """
     lines = [s for s in lines if s.strip()]
     if len(lines) < 3:
         return None
-    prefixes: list[str] = []
+    candidates: list[list[str]] = []  # per line that holds a format after some text
     at_start = 0
     for line in lines:
-        offset = _format_offset(line, formats)
-        if offset == 0:
+        offsets = _format_offsets(line, formats)
+        prefixed = [line[:o] for o in offsets if o and line[:o].strip()]
+        if prefixed:
+            candidates.append(prefixed)
+        elif offsets and offsets[0] == 0:
             at_start += 1
-        elif offset is not None and line[:offset].strip():
-            prefixes.append(line[:offset])
-    if len(prefixes) < 3 or len(prefixes) <= at_start:
+    if len(candidates) < 3 or len(candidates) <= at_start:
         return None
-    tokenized = [_tokens(p) for p in prefixes]
-    shapes = Counter(tuple(_kind(k, t) for k, t in toks) for toks in tokenized)
-    shape, count = shapes.most_common(1)[0]
-    if count * 5 < len(prefixes) * 3:  # no shape holds three in five
+    support: Counter = Counter()
+    for prefixed in candidates:
+        support.update({_shape(p) for p in prefixed})
+    shape, count = support.most_common(1)[0]
+    if count * 5 < len(candidates) * 3:  # no shape holds three in five
         return None
-    same = [toks for toks in tokenized if tuple(_kind(k, t) for k, t in toks) == shape]
+    prefixes = [next((p for p in prefixed if _shape(p) == shape), None) for prefixed in candidates]
+    prefixes = [p for p in prefixes if p is not None]
+    same = [_tokens(p) for p in prefixes]
     parts: list[str] = []
     source: int | None = None
-    timed = False
     for i, kind in enumerate(shape):
         values = [toks[i][1] for toks in same]
         distinct = set(values)
         if kind in ("iso", "date", "clock"):
-            if kind == "iso" and not timed:
-                parts.append(f"(?P<wts>{_ISO})")
-                timed = True
-            else:
-                parts.append(f"(?:{_PATTERNS[kind]})")
+            # not the line's time: an unknown collector's time may be when it read the line,
+            # and a Python process's piped prints reach it in bursts; a line keeps its own
+            parts.append(f"(?:{_PATTERNS[kind]})")
         elif kind in (" ", "\t"):  # as wide as seen (a line's own indent is the line's)
             low, high = min(map(len, values)), max(map(len, values))
             width = "" if low == high == 1 else f"{{{low}}}" if low == high else f"{{{low},{high}}}"

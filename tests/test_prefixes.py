@@ -92,13 +92,17 @@ def test_each_sources_last_lines_are_kept_in_a_condensed_parse():
         assert own and own[-1] and own[-1] in last
 
 
-def test_an_iso_time_in_the_prefix_is_the_lines_time():
+def test_a_time_in_the_prefix_is_not_the_lines_time():
+    # a collector's time (when it read the line) is not taken over the line's own, and a line
+    # behind "[<ISO time>] " is read by its own format, not as a Python logging line
     lines = _lines("worker-1.log")
-    stamped = [f"<{2026}-11-23T19:11:{i % 60:02d}.5Z> {line}" for i, line in enumerate(lines)]
+    stamped = [f"[2026-11-23T19:11:{i % 60:02d}.500Z] {line}" for i, line in enumerate(lines)]
     pattern, _ = learn(stamped, formats._FORMAT_RES)
-    assert "(?P<wts>" in pattern
-    parsed = parse_lines("\n".join(stamped).encode())
-    assert parsed.table["wts"].null_count == 0
+    assert "wts" not in pattern
+    got, want = parse_lines("\n".join(stamped).encode()), parse_lines("\n".join(lines).encode())
+    assert got.wrapper == "learned" and got.formats == want.formats
+    assert got.table["wts"].null_count == got.table.num_rows
+    assert got.table["time"].to_pylist() == want.table["time"].to_pylist()
 
 
 @pytest.mark.parametrize(
