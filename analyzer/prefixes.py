@@ -47,7 +47,8 @@ _PATTERNS = {
     "clock": r"\d\d:\d\d:\d\d(?:[.,]\d+)?",
 }
 _MAX_PREFIX = 160
-_MAX_SOURCES = 64
+_MAX_LINE = 4096
+_MAX_SOURCES = 256
 
 
 def _tokens(prefix: str) -> list[tuple[str, str]]:
@@ -83,7 +84,8 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
     reads as a Python logging line, and as a python_basic one behind a timestamp): each offset
     is a candidate, and the prefix is the shape most lines share.
     """
-    lines = [s for s in lines if s.strip()]
+    # (the prefix is in a line's first characters: a 100 MB line is not copied or scanned)
+    lines = [head for s in lines if (head := s[:_MAX_LINE]).strip()]
     if len(lines) < 3:
         return None
     candidates: list[list[str]] = []  # per line that holds a format after some text
@@ -127,6 +129,8 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
             named = (
                 source is None
                 and len(distinct) <= _MAX_SOURCES
+                and 2 * len(distinct)
+                <= len(values)  # a source has lines; an id per line is not one
                 and all(re.search(r"[A-Za-z]|^\d+(\.\d+){3}$", v) for v in distinct)
             )
             if named:

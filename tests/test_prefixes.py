@@ -171,3 +171,18 @@ def test_a_launchers_prefix_leaves_the_verdicts_as_they_were(
         if got != unwrapped_verdicts[name] and name not in _LOST:
             changed.append((name, unwrapped_verdicts[name], got))
     assert not changed
+
+
+def test_a_huge_line_and_an_id_per_line_are_not_a_problem():
+    lines = _lines("worker-1.log")
+    # a different word on every line (a request id) is not a source: no rank
+    ided = [f"req-{i:05x}a | {s}" for i, s in enumerate(lines)]
+    pattern, source = learn(ided, formats._FORMAT_RES)
+    assert source is None and re.match(pattern, ided[3])
+    # one line of 8 MB among them: learned the same, and parsed whole
+    wrapped = [f"(pid=7) {s}" for s in lines]
+    wrapped[5] = "(pid=7) I1123 19:11:46.548602 1 x.cc:1] " + "z" * (8 << 20)
+    pattern, _ = learn(wrapped, formats._FORMAT_RES)
+    assert pattern.startswith(r"^\(pid=7\)\ ")
+    parsed = parse_lines("\n".join(wrapped).encode())
+    assert parsed.wrapper == "learned" and parsed.lines_read == len(lines)
