@@ -38,7 +38,8 @@ STARTS_AFTER_TEXT = "^[^\\n]{1,160}?(?:" + _STARTS.pattern + ")"
 _ISO = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)"
 _TOKEN = re.compile(
     rf"(?P<iso>{_ISO})|(?P<date>\d{{4}}-\d\d-\d\d)|(?P<clock>\d\d:\d\d:\d\d(?:[.,]\d+)?)"
-    r"|(?P<word>[\w.@-]+)|(?P<blank>[ \t]+)|(?P<other>.)"
+    r"|(?P<word>[\w.@-]+)|(?P<blank>[ \t]+)|(?P<other>.)",
+    re.ASCII,  # as RE2's \w, which applies the pattern
 )
 _WORD = r"[\w.@-]+"
 _PATTERNS = {
@@ -139,7 +140,7 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
             else:
                 parts.append(f"(?:{_WORD})")
     pattern = "^" + "".join(parts) + "(?P<inner>.*)$"
-    compiled = re.compile(pattern)
+    compiled = re.compile(pattern, re.ASCII)
     matched = sum(1 for line in lines if compiled.match(line))
     if matched < max(3, len(lines) // 2 + 1):
         return None
