@@ -103,7 +103,9 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
     support: Counter = Counter()
     for prefixed in candidates:
         support.update({_shape(p) for p in prefixed})
-    shape, count = support.most_common(1)[0]
+    # (a tie goes to the longer prefix: "[<ISO time>] INFO:tf:..." holds a Python logging line
+    # after "[" and a python_basic one after the time, and the first swallows the second)
+    shape, count = max(support.items(), key=lambda kv: (kv[1], len(kv[0])))
     if count * 5 < len(candidates) * 3:  # no shape holds three in five
         return None
     prefixes = [next((p for p in prefixed if _shape(p) == shape), None) for prefixed in candidates]

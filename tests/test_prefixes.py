@@ -186,3 +186,15 @@ def test_a_huge_line_and_an_id_per_line_are_not_a_problem():
     assert pattern.startswith(r"^\(pid=7\)\ ")
     parsed = parse_lines("\n".join(wrapped).encode())
     assert parsed.wrapper == "learned" and parsed.lines_read == len(lines)
+
+
+def test_a_timestamp_prefix_on_lines_that_hold_no_time_of_their_own():
+    # "[<ISO time>] INFO:tensorflow:..." reads as a Python logging line after "[" and as a
+    # python_basic one after the time: the longer prefix is the launcher's
+    lines = [s for s in _lines("worker-0.log") if s.startswith("INFO:tensorflow:")]
+    assert len(lines) > 20
+    stamped = [f"[2026-11-23T19:11:46.{i:03d}Z] {s}" for i, s in enumerate(lines)]
+    pattern, _ = learn(stamped, formats._FORMAT_RES)
+    parsed = parse_lines("\n".join(stamped).encode())
+    assert set(parsed.formats) == {"python_basic"}
+    assert re.match(pattern, stamped[0]).group("inner") == lines[0]
