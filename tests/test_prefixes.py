@@ -19,6 +19,7 @@ from analyzer.prefixes import learn
 from analyzer.run import load
 
 LAB = Path(__file__).parent / "corpus" / "lab"
+ROOT_EXCERPTS = Path(__file__).parent / "corpus" / "excerpts"
 RUN = LAB / "tf1" / "healthy-none-full-plain"  # ps:0, worker:0, worker:1: each a file
 
 
@@ -198,3 +199,16 @@ def test_a_timestamp_prefix_on_lines_that_hold_no_time_of_their_own():
     parsed = parse_lines("\n".join(stamped).encode())
     assert set(parsed.formats) == {"python_basic"}
     assert re.match(pattern, stamped[0]).group("inner") == lines[0]
+
+
+def test_a_ray_paste_is_read_behind_its_prefix():
+    # a real paste (intel/BigDL#4409): Ray's driver shows each actor's lines behind
+    # "(pid=N, ip=A) ". The lines are read as their own formats; three ips on four lines do not
+    # make sources (a source must log about twice as often as there are sources), so the paste
+    # stays one node's excerpt, which points at the task its health check lost
+    paste = next(ROOT_EXCERPTS.rglob("bigdl-issue-4409-ray-worker-seems-down.txt"))
+    run = load(str(paste))
+    tl = run.timeline
+    assert (tl["wrapper"] == "learned").all() and "tf_cpp" in set(tl["format"])
+    assert not tl["message"].str.startswith("(pid=").any()
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:7", "connection_unavailable")
