@@ -12,9 +12,9 @@ the line, long after a buffered process wrote it), and a part that names a few d
 known launcher's is.
 
 The shape is tokens: words (``[\\w.@-]+``), runs of blanks, single punctuation, and dates,
-clocks and ISO times as one token each. The prefixes of the lines where a format starts after
-an offset are grouped by the kinds of their tokens; the largest group's shape is kept when the
-pattern made of it matches most of the sample's lines (a word that is the same on every line
+clocks and ISO times as one token each. Each offset where a format starts after some text gives
+a line a candidate prefix; the shape (the kinds of its tokens) most lines hold is kept, a tie
+going to the longer, when the pattern made of it matches most of the sample's lines (a word that is the same on every line
 stays literal, one that varies matches any word). Nothing is learned when most lines that hold a
 format hold it at their start (the file is not wrapped) or no shape holds most lines.
 """
@@ -129,11 +129,12 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
         elif len(distinct) == 1:
             parts.append(re.escape(values[0]))
         else:
+            # a source: a name (or an IPv4 address) that logs about twice as often as there
+            # are sources, not an id on every line
             named = (
                 source is None
                 and len(distinct) <= _MAX_SOURCES
-                and 2 * len(distinct)
-                <= len(values)  # a source has lines; an id per line is not one
+                and 2 * len(distinct) <= len(values)
                 and all(re.search(r"[A-Za-z]|^\d+(\.\d+){3}$", v) for v in distinct)
             )
             if named:
