@@ -44,6 +44,7 @@ NAMED_SPLITS = (
     "fresh13",
     "fresh14",
     "fresh15",
+    "fresh16",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
