@@ -94,8 +94,17 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: GPU's memory taken; fresh13's tony-pr-486 too) and TF's GCS configure ops' errors as
 #: filesystem_error; ``all`` 496/530 -> 507/541, 223/226. Left: a docker build's exit code 137
 #: (a launcher's code names no sender: node_crash by the taxonomy's words).
-MIN_EXCERPTS = 767
-MIN_BENIGN = 226
+#: ``fresh16`` (28 excerpts, 9 benign; mostly single-machine TensorFlow: nearly every distributed
+#: thread the searches returned is listed already) was 14/19 and 9/9 untouched
+#: (measurements/fresh16-untouched.txt, at c9a836b); its floor is the figure after two general
+#: templates were added looking at its misses (16/19, 9/9; measurements/all-after-fresh16-fixes.txt):
+#: gdb's "received signal SIGILL|SIGBUS|SIGFPE" as a fatal signal and Cloud Run's / Cloud
+#: Functions' "Memory limit of N exceeded with M used" as a container's memory limit; ``all``
+#: 521/560 -> 523/560, 232/235. Left: a paste whose OOM lines are not in it, a Caffe host
+#: allocation failure, and h5py's "unable to lock file" on NFS with one process (its lines are
+#: those of two writers; concurrent_write).
+MIN_EXCERPTS = 795
+MIN_BENIGN = 235
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -113,6 +122,7 @@ MIN_RECALL = {
     "fresh13": 1.00,
     "fresh14": 0.90,
     "fresh15": 0.90,
+    "fresh16": 0.84,
     "all": 0.93,
 }
 MIN_BENIGN_CLEAN = {
@@ -132,11 +142,12 @@ MIN_BENIGN_CLEAN = {
     "fresh13": 1.00,
     "fresh14": 1.00,
     "fresh15": 1.00,
+    "fresh16": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh16"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh17"})
 
 
 def _rows() -> list[dict[str, str]]:
