@@ -54,3 +54,15 @@ def without(*words: str) -> Callable[[str], str]:
     return lambda text: "".join(
         x for x in text.splitlines(keepends=True) if not any(w in x for w in words)
     )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``-n auto --dist loadgroup``, the README's test command) the tests
+    of a module that share a module-scoped fixture run on one worker, so the fixture (a corpus
+    evaluated once, a job diagnosed once) is built once; every other test goes where there is
+    room."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info else ()
+        if any(d and d[-1].scope == "module" for d in defs):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
