@@ -69,11 +69,19 @@ FLAGS = {
     "mpi_tag_output": ["--tag-output"],
     "mpi_timestamp_output": ["--tag-output", "--timestamp-output"],
 }
-#: A rank's line in mpirun's tagged output: ctime of --timestamp-output, then the tag.
-TAG_RE = re.compile(
-    rb"^(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?"
+#: The tag mpirun puts before each piece of a rank's output it forwards (with
+#: --timestamp-output behind the ctime it received it at). mpirun tags every write() a rank
+#: made, not every line: Python's print() writes its text and its newline apart, so in the
+#: file a rank's text is followed by the next piece's tag (maybe another rank's) and its
+#: newline comes behind a tag of its own: ``[1,1]<stdout>:text[1,0]<stdout>:other`` then
+#: ``[1,1]<stdout>:``. A physical line is cut at every tag; each rank's pieces are joined
+#: until its newline.
+TAG = (
+    rb"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?"
     rb"\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>:"
 )
+TAG_RE = re.compile(b"^" + TAG)
+TAGS_RE = re.compile(TAG)
 
 
 def job_id(seed: int) -> int:
@@ -216,6 +224,8 @@ class Mpirun:
         self.pids: dict[int, int] = {}
         self.exits: ExitEvents | None = None
         self.where: dict[str, list[int]] = {n: [] for n in self.nodes}  # raw line -> job line
+        # a rank's text since its last newline, and the job line where it started
+        self.pending: dict[str, tuple[bytes, int | None]] = {}
         self.lines = 0
         self.signalled: list[tuple[str, int]] = []
         self._ended_at: float | None = None
@@ -296,20 +306,40 @@ class Mpirun:
                     self._line(out, line + b"\n")
             if pending:
                 self._line(out, pending)
+        for node in list(self.pending):  # a rank's last text without its newline
+            self._end_line(node)
         pipe.close()
 
     def _line(self, out, line: bytes) -> None:
+        """Write one line of mpirun's output as it is; with the tags, give each rank's pieces
+        of it to that rank's copy (its line ends where mpirun's newline follows its piece)."""
         out.write(line)
         self.lines += 1
         if not self.tagged:
             return
-        m = TAG_RE.match(line)
-        if not m or int(m.group(1)) >= len(self.nodes):
-            return
-        node = self.nodes[int(m.group(1))]
+        body = line[:-1] if line.endswith(b"\n") else line
+        tags = list(TAGS_RE.finditer(body))
+        if not tags or tags[0].start() != 0:
+            return  # mpirun's own line
+        last = None
+        for i, m in enumerate(tags):
+            end = tags[i + 1].start() if i + 1 < len(tags) else len(body)
+            if int(m.group(1)) >= len(self.nodes):
+                continue
+            last = self.nodes[int(m.group(1))]
+            text, first = self.pending.get(last, (b"", None))
+            piece = body[m.end() : end]
+            if first is None and piece:
+                first = self.lines
+            self.pending[last] = (text + piece, first)
+        if line.endswith(b"\n") and last is not None:
+            self._end_line(last)
+
+    def _end_line(self, node: str) -> None:
+        text, first = self.pending.pop(node, (b"", None))
         with open(self.out_dir / raw_name(node), "ab") as f:
-            f.write(line[m.end() :] if line.endswith(b"\n") else line[m.end() :] + b"\n")
-        self.where[node].append(self.lines)
+            f.write(text + b"\n")
+        self.where[node].append(first or self.lines)
 
     # ------------------------------------------------------------------ ranks
     def _children(self) -> list[int]:
@@ -396,7 +426,7 @@ class Mpirun:
             node, no = ev["node"], ev["line_no"]
             mine = self.where.get(node, [])
             line = text[mine[no - 1] - 1] if no <= len(mine) else ""
-            if ev["text"][:200] not in line:
+            if ev["text"][:60] not in line:  # a long text may go on in later pieces
                 raise RuntimeError(f"{node}'s line {no} is not in {name}: {ev['text'][:80]!r}")
             ev["file"], ev["line_no"], ev["text"] = name, mine[no - 1], line[:400]
         for node, files in truth["node_files"].items():
