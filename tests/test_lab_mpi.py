@@ -45,19 +45,21 @@ def test_print_s_newline_comes_behind_a_tag_of_its_own(tmp_path):
         t + b"[1,1]<stdout>:TF_CONFIG={1}" + t + b"[1,0]<stdout>:TF_CONFIG={0}\n",
         t + b"[1,1]<stdout>:\n",
         t + b"[1,2]<stderr>:step 1/60 loss 1.0\n",
-        t + b"[1,0]<stdout>:tf.__version__ = 2.21.0" + t + b"[1,0]<stdout>:\n",
+        t + b"[1,0]<stdout>:tf.__version__ = 2.21.0" + t + b"[1,0]<stderr>:INFO:x\n",
+        t + b"[1,0]<stdout>:\n",
     ]
     with open(run.path, "wb") as out:
         for line in lines:
             run._line(out, line)
     raw = {n: (tmp_path / mpi.raw_name(n)).read_text() for n in NODES}
     assert raw == {
-        "worker:0": "TF_CONFIG={0}\ntf.__version__ = 2.21.0\n",
+        "worker:0": "TF_CONFIG={0}\nINFO:x\ntf.__version__ = 2.21.0\n",
         "worker:1": "TF_CONFIG={1}\n",
         "worker:2": "step 1/60 loss 1.0\n",
     }
     # each rank's line points at the job line where its text is
-    assert run.where == {"worker:0": [1, 4], "worker:1": [1], "worker:2": [3]}
+    # (a rank's stdout and stderr are apart: its stderr line ends first)
+    assert run.where == {"worker:0": [1, 4, 4], "worker:1": [1], "worker:2": [3]}
 
 
 def test_tagged_output_is_kept_whole_and_the_evidence_points_at_the_tagged_line(tmp_path):
@@ -74,7 +76,9 @@ def test_tagged_output_is_kept_whole_and_the_evidence_points_at_the_tagged_line(
     with open(run.path, "wb") as out:
         for line in lines:
             run._line(out, line)
-    run._end_line("worker:1")  # the output's end: a rank's last text without its newline
+    run._end_line(
+        ("worker:1", b"stderr")
+    )  # the output's end: a rank's last text without its newline
     assert run.path.read_bytes() == b"".join(lines)
     assert (tmp_path / mpi.raw_name("worker:1")).read_text() == "a\nc\n"
     assert run.where == {"worker:0": [1], "worker:1": [2, 6], "worker:2": [5]}

@@ -524,7 +524,13 @@ STYLES: dict[str, Style] = {
             "messages in mpirun.log), or in one file of mpirun --tag-output, or of --tag-output "
             "--timestamp-output, as the batch system captured mpirun's output",
             # rank 0 hosts the coordination service and checkpoints: the chief; the last rank
-            # is the one an mpirun -np 2 never starts
+            # is the one an mpirun -np 2 never starts. Every fault is made inside the one
+            # mpirun: a late rank's script waits before it starts (--start-delay), a missing
+            # rank is mpirun -np 2 with three workers in the list, a rank's TF_CONFIG fault is
+            # its own --workers / --task-index. Not recorded: preempt-worker-checkpoint (the
+            # rank's TensorFlow catches the SIGTERM, logs 'SIGTERM caught' and goes on, and the
+            # job ends cleanly within the 5 s grace: no preemption happened, twice); no HDF5
+            # cell.
             roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
             **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),

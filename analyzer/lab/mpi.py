@@ -74,11 +74,11 @@ FLAGS = {
 #: made, not every line: Python's print() writes its text and its newline apart, so in the
 #: file a rank's text is followed by the next piece's tag (maybe another rank's) and its
 #: newline comes behind a tag of its own: ``[1,1]<stdout>:text[1,0]<stdout>:other`` then
-#: ``[1,1]<stdout>:``. A physical line is cut at every tag; each rank's pieces are joined
-#: until its newline.
+#: ``[1,1]<stdout>:``. A physical line is cut at every tag; each rank's pieces of one stream
+#: are joined until that stream's newline.
 TAG = (
     rb"(?:[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})?"
-    rb"\[\d+,(\d+)\]<(?:stdout|stderr|stddiag)>:"
+    rb"\[\d+,(\d+)\]<(stdout|stderr|stddiag)>:"
 )
 TAG_RE = re.compile(b"^" + TAG)
 TAGS_RE = re.compile(TAG)
@@ -224,8 +224,8 @@ class Mpirun:
         self.pids: dict[int, int] = {}
         self.exits: ExitEvents | None = None
         self.where: dict[str, list[int]] = {n: [] for n in self.nodes}  # raw line -> job line
-        # a rank's text since its last newline, and the job line where it started
-        self.pending: dict[str, tuple[bytes, int | None]] = {}
+        # a rank's stream's text since its last newline, and the job line where it started
+        self.pending: dict[tuple[str, bytes], tuple[bytes, int | None]] = {}
         self.lines = 0
         self.signalled: list[tuple[str, int]] = []
         self._ended_at: float | None = None
@@ -306,8 +306,8 @@ class Mpirun:
                     self._line(out, line + b"\n")
             if pending:
                 self._line(out, pending)
-        for node in list(self.pending):  # a rank's last text without its newline
-            self._end_line(node)
+        for key in list(self.pending):  # a rank's last text without its newline
+            self._end_line(key)
         pipe.close()
 
     def _line(self, out, line: bytes) -> None:
@@ -326,7 +326,7 @@ class Mpirun:
             end = tags[i + 1].start() if i + 1 < len(tags) else len(body)
             if int(m.group(1)) >= len(self.nodes):
                 continue
-            last = self.nodes[int(m.group(1))]
+            last = (self.nodes[int(m.group(1))], m.group(2))
             text, first = self.pending.get(last, (b"", None))
             piece = body[m.end() : end]
             if first is None and piece:
@@ -335,8 +335,9 @@ class Mpirun:
         if line.endswith(b"\n") and last is not None:
             self._end_line(last)
 
-    def _end_line(self, node: str) -> None:
-        text, first = self.pending.pop(node, (b"", None))
+    def _end_line(self, key: tuple[str, bytes]) -> None:
+        node = key[0]
+        text, first = self.pending.pop(key, (b"", None))
         with open(self.out_dir / raw_name(node), "ab") as f:
             f.write(text + b"\n")
         self.where[node].append(first or self.lines)
