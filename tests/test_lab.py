@@ -406,6 +406,9 @@ def test_corpus_truth(truth_path: Path):
         job_log = (
             f"slurm-{truth['slurm_job_id']}.out" if "slurm_job_id" in truth else "launcher.log"
         )
+        if "mpi_output" in truth:  # mpirun's output as the batch system captured it
+            job_log = truth["launcher_files"][0]
+            assert job_log in ("mpirun.log", f"job-{truth['batch_job_id']}.out")
         assert job_log in truth["launcher_files"]
 
 

@@ -232,6 +232,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "tfjob_k8s",
         "mwms_compose",
         "pss_systemd",
+        "mwms_mpi",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
@@ -248,14 +249,16 @@ def test_the_corpus_is_large_and_covers_every_style():
         "tfjob_k8s",
         "mwms_compose",
         "pss_systemd",
+        "mwms_mpi",
     }
     # pss_keras, tf1_sync, tf1_supervisor and estimator were each measured once untouched, then
     # tuned on; tf1_ingraph was measured twice untouched, data_service and dtensor once, then
     # each was tuned on; pss_sharded (the twelfth style) and estimator_mwms (the thirteenth) were
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
     # (the fifteenth) was measured once untouched (9/37), then tuned on; so was mwms_compose
-    # (the sixteenth: 20/32) and pss_systemd (the seventeenth: 17/37)
-    assert untouched_styles([str(CORPUS)]) == set()
+    # (the sixteenth: 20/32) and pss_systemd (the seventeenth: 17/37); mwms_mpi (the
+    # eighteenth) is recorded untouched and not yet measured
+    assert untouched_styles([str(CORPUS)]) == {"mwms_mpi"}
     for style in styles:
         healthy = [
             f

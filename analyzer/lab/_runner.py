@@ -53,6 +53,9 @@ class Proc:
     log_path: Path
     started: float
     handle: object = None
+    # how to read the node's output when it is not one file (an mpirun rank's stdout and
+    # stderr files): a callable returning the text
+    reader: object = None
 
 
 @dataclass
@@ -196,6 +199,8 @@ class Lab:
 
     # ----------------------------------------------------------------- watch
     def read(self, node: str) -> str:
+        if self.procs[node].reader is not None:
+            return self.procs[node].reader()
         try:
             return self.procs[node].log_path.read_text(errors="replace")
         except FileNotFoundError:

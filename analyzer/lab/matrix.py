@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, kubernetes, slurm, systemd
-from ._runner import Lab, free_ports, rotate, task_name, utc_now
+from . import compose, kubernetes, mpi, slurm, systemd
+from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
 OLD_RELEASE_CANDIDATES = ("/tmp/tf-old/bin/python", "/tmp/tf219/bin/python")
@@ -86,6 +86,8 @@ class Style:
     # dockerd and docker compose: analyzer/lab/compose.py)
     # or "systemd" (TF_CONFIG in each unit's environment with the hosts' names; the launcher
     # plays systemd, journald and journalctl: analyzer/lab/systemd.py)
+    # or "mpi" (one real Open MPI mpirun runs every rank; each rank's script builds its
+    # TF_CONFIG from OMPI_COMM_WORLD_RANK and a --workers host:port list: analyzer/lab/mpi.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -510,6 +512,35 @@ STYLES: dict[str, Style] = {
             config="systemd",
             namings=systemd.NAMINGS,
         ),
+        Style(
+            name="mwms_mpi",
+            script="mwms_mpi.py",
+            jobs=(("worker", 3),),
+            cluster="3 ranks of one Open MPI mpirun on one host (MultiWorkerMirroredStrategy, "
+            "custom training loop; each rank's script builds its TF_CONFIG from "
+            "OMPI_COMM_WORLD_RANK and the job script's host:port list, rank 0 hosting the "
+            "coordination service and checkpointing); each rank's output as mpirun "
+            "--output-filename writes it (<dir>/1/rank.N/stdout and stderr, mpirun's own "
+            "messages in mpirun.log), or in one file of mpirun --tag-output, or of --tag-output "
+            "--timestamp-output, as the batch system captured mpirun's output",
+            # rank 0 hosts the coordination service and checkpoints: the chief; the last rank
+            # is the one an mpirun -np 2 never starts. Every fault is made inside the one
+            # mpirun: a late rank's script waits before it starts (--start-delay), a missing
+            # rank is mpirun -np 2 with three workers in the list, a rank's TF_CONFIG fault is
+            # its own --workers / --task-index. Not recorded: preempt-worker-checkpoint (the
+            # rank's TensorFlow catches the SIGTERM, logs 'SIGTERM caught' and goes on, and the
+            # job ends cleanly within the 5 s grace: no preemption happened, twice); no HDF5
+            # cell.
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-mpi",
+            naming_start=0,
+            config="mpi",
+            namings=mpi.NAMINGS,
+        ),
     ]
 }
 
@@ -595,6 +626,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", 3),
                 ("mwms_compose", 3),
                 ("pss_systemd", 3),
+                ("mwms_mpi", 3),
             ),
         ),
         Fault(
@@ -719,6 +751,12 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "checkpoint"),
                 ("pss_systemd", "ps", "checkpoint"),
                 ("pss_systemd", "worker", "checkpoint"),
+                # mwms_mpi: each role at each phase (its worker at start-up is in _all)
+                ("mwms_mpi", "chief", "startup"),
+                ("mwms_mpi", "worker", "training"),
+                ("mwms_mpi", "chief", "training"),
+                ("mwms_mpi", "worker", "checkpoint"),
+                ("mwms_mpi", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -760,9 +798,20 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
+                ("mwms_mpi", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
+        ),
+        Fault(
+            "preempt_job",
+            "preemption",
+            "preemption",
+            "job_signal",
+            "The scheduler cancels the job: SIGTERM to mpirun (the batch script's process), "
+            "which ends every rank; the chief (rank 0) is named as the first to go.",
+            (("mwms_mpi", "chief", "training"),),
+            sig=signal.SIGTERM,
         ),
         Fault(
             "stall_deadline",
@@ -803,6 +852,8 @@ FAULTS: dict[str, Fault] = {
                 # pss_systemd: the chief's operation timeout (the coordinator's context)
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("mwms_mpi", "worker", "training"),
+                ("mwms_mpi", "chief", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -848,6 +899,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("mwms_mpi", "worker", "training"),
+                ("mwms_mpi", "chief", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -872,6 +925,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -891,6 +945,7 @@ FAULTS: dict[str, Fault] = {
                 ("estimator_mwms", "worker", "training"),
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
             args=("--slow-sleep", "0.5"),
         ),
@@ -919,6 +974,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
         ),
         Fault(
@@ -950,6 +1006,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -981,6 +1038,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "chief", "startup"),
                 ("pss_systemd", "ps", "startup"),
+                ("mwms_mpi", "chief", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -1010,6 +1068,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1037,6 +1096,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1064,6 +1124,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1090,6 +1151,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1121,6 +1183,8 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "ps", "startup"),
+                # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
+                ("mwms_mpi", "last", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1151,6 +1215,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1176,6 +1241,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1210,6 +1276,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("mwms_mpi", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1240,6 +1307,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("mwms_mpi", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1324,6 +1392,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return compose.raw_name(node)
     if naming in systemd.NAMINGS:
         return systemd.raw_name(node)
+    if naming in mpi.NAMINGS:
+        return mpi.raw_name(node)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1779,6 +1849,7 @@ class _Run:
     kubelet: kubernetes.Kubelet | None = None  # the TFJob style's runtime (its pods' logs)
     dockerd: compose.Dockerd | None = None  # the compose style's daemon (its containers' logs)
     journal: systemd.Journald | None = None  # the systemd style's PID 1 and journald
+    mpi: mpi.Mpirun | None = None  # the mpi style's one real mpirun (its output, its ranks)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -1818,7 +1889,11 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         base += list(style.ckpt_args)
     if fault.all_args == "timeout":
         base += list(style.timeout_args)
-    if fault.kind == "signal" and fault.sig == signal.SIGTERM and cell.phase == "training":
+    if (
+        fault.kind in ("signal", "job_signal")
+        and fault.sig == signal.SIGTERM
+        and cell.phase == "training"
+    ):
         base += list(style.preempt_args)
     if fault.kind == "hdf5":
         shared = lab.scratch / "shared_logdir"
@@ -1890,6 +1965,17 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.restarting = run.journal.restart_due
         run.journal.watch(lab.procs)
         run.extra["systemd_output"] = systemd.OUTPUT_FORMS[cell.naming]
+    if style.config == "mpi":
+        missing = mpi.check()
+        if missing:
+            raise CellError(missing)
+        if run.missing and run.missing != nodes[-len(run.missing) :]:
+            raise CellError("mpirun -np N leaves out the last ranks only")
+        ranks = [n for n in nodes if n not in run.missing]
+        run.mpi = mpi.Mpirun(lab.out_dir, cell.naming, cell.seed, ranks)
+        lab.job_log = run.mpi.job_event
+        run.extra["mpi_output"] = mpi.OUTPUT_FORMS[cell.naming]
+        run.extra["batch_job_id"] = run.mpi.job
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -1931,6 +2017,17 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             node_env.update({"TF_CONFIG": compose.tf_config(specs[node]), "HOSTNAME": host})
             node_env["TFDIAG_LAB_STOP_FILE"] = ""  # no goodbye: compose stops the containers
             wrap = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host]
+        if style.config == "mpi":  # the rank's app context in the one mpirun command
+            spec = specs[node]
+            args += ["--workers", ",".join(spec["cluster"]["worker"])]
+            if spec["task"]["index"] != int(node.split(":")[1]):
+                args += ["--task-index", str(spec["task"]["index"])]
+            if node in delayed:  # the rank's script waits before it starts, inside mpirun
+                args += ["--start-delay", f"{delayed[node]:g}"]
+            log_style = "python" if node in style.python_log else "absl"
+            node_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
+            run.mpi.add(node, python or sys.executable, TASKS_DIR / style.script, args, node_env)
+            return
         exec_python = python
         if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
             host = systemd.HOSTS[node]
@@ -1957,15 +2054,19 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if run.journal is not None:
         run.journal.restarter = start
     for node in nodes:
-        if node in run.missing or node in delayed:
+        if node in run.missing or (node in delayed and run.mpi is None):
             continue
         start(node)
+    if run.mpi is not None:
+        run.mpi.launch(lab, _mpi_env(lab, env))
+        run.extra["mpirun_started_utc"] = utc_now()
     if fault.kind == "args":
         lab.mark_fault()
     for node, delay in delayed.items():
         time.sleep(delay)
         run.extra.setdefault("late_start_utc", {})[node] = utc_now()
-        start(node)
+        if run.mpi is None:
+            start(node)
         if fault.kind == "late":
             lab.mark_fault()
 
@@ -1982,6 +2083,11 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.stopped.add(target)
         if fault.sig == signal.SIGTERM and run.journal is None:
             _preempt_grace(lab, target, run)
+    if fault.kind == "job_signal":  # the scheduler cancels the job: SIGTERM to mpirun
+        _wait_phase(lab, style, cell.phase, target)
+        lab.mark_fault()
+        run.mpi.signal_mpirun(fault.sig, "cancel")
+        run.offsets = {n: len(lab.read(n)) for n in lab.procs}
     if fault.kind == "throttle":
         _wait_phase(lab, style, "training", target)
         lab.mark_fault()
@@ -1992,6 +2098,27 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if fault.kind in ("hdf5",):
         time.sleep(0.5)
     return run
+
+
+def _mpi_env(lab: Lab, env: dict) -> dict[str, str]:
+    """mpirun's environment (its ranks inherit it): the lab's child settings, as Lab.start
+    gives a task; as root Open MPI wants its two variables allowing it."""
+    out = dict(os.environ)
+    for k in ("TF_CONFIG", "PYTHONPATH"):
+        out.pop(k, None)
+    out.update(
+        {
+            "PYTHONUNBUFFERED": "1",
+            "CUDA_VISIBLE_DEVICES": "",
+            "TFDIAG_LAB_STOP_FILE": "",  # no goodbye: the job ends when mpirun's ranks end
+            "OMP_NUM_THREADS": "1",
+            "TZ": "UTC",
+            **env,
+        }
+    )
+    if os.geteuid() == 0:
+        out.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    return out
 
 
 def _read_all(lab: Lab, node: str) -> str:
@@ -2047,10 +2174,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         first = run.journal.first_exit.get(target)
         if first != -9 or not run.journal.restarts.get(target):
             raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
-    elif fault.name == "preempt":
+    elif fault.name in ("preempt", "preempt_job"):
         if codes.get(target) not in (-15, -9, 42, 143):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
-        if style.preempt_args and cell.phase == "training":
+        if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
             run.expect.append((target, r"received termination notice|Termination caught"))
         if run.extra.get("killed_after_grace"):
             run.notes.append(
@@ -2215,6 +2342,13 @@ SYSTEMD_TIMEOUT_NOTE = (
 )
 
 
+MPI_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as a batch system's time limit "
+    "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
+    "the batch system wrote no line of it, what mpirun printed is in its output."
+)
+
+
 def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     """Record one cell into ``out_dir`` (node logs + truth.json); returns the truth dict.
 
@@ -2259,6 +2393,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 p.log_path.unlink()
                 names = [gz.name]
             node_files[n] = [(parent / x).as_posix() for x in names]
+    if run.mpi is not None:
+        node_files = {n: run.mpi.node_files(n) for n in lab.procs}
     for n in run.missing:
         node_files[n] = []
     evidence = _find_evidence(out_dir, node_files, [*run.expect, *cell.expect])
@@ -2276,7 +2412,12 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     notes += "."
     if run.missing:
         notes += " Never started (no log): " + ", ".join(run.missing) + "."
-    if run.stopped and run.journal is not None:
+    if run.stopped and run.mpi is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until mpirun's abort of the "
+            "job or the final SIGKILL ended it."
+        )
+    elif run.stopped and run.journal is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until systemctl stop sent it "
             "SIGTERM and SIGCONT."
@@ -2289,6 +2430,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += COMPOSE_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "systemd":
         notes += SYSTEMD_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "mpi":
+        notes += MPI_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2351,6 +2494,19 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 "lines are in that host's journal."
             )
         run.journal.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.mpi is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s process (rank "
+                f"{run.target.split(':')[1]}), SIGKILL after {PREEMPT_GRACE:.0f} s if it is "
+                "still there; mpirun sees the rank end and aborts the job."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The scheduler cancelled the job by SIGTERM to mpirun; mpirun ended its ranks."
+            )
+        run.mpi.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, script: str = "mwms_training.py") -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--step-sleep", type=float, default=0.1)
@@ -26,9 +26,9 @@ def main() -> None:
     p.add_argument("--feature-dim", type=int, default=32)
     p.add_argument("--preemption-checkpoint-dir", default="")
     _common.add_fault_args(p)
-    args = p.parse_args()
+    args = p.parse_args(argv)
 
-    log = _common.banner("mwms_training.py")
+    log = _common.banner(script)
     tf, log = _common.import_tf(log)
     job, index = _common.task_identity()
 
