@@ -45,6 +45,11 @@ _TS_ISO = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})"
 _TS_ISO_LOOSE = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})"
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = "|".join(_MONTH_NAMES)
+#: Open MPI's output tag, after --timestamp-output's ctime() text when there is one
+_MPIRUN_TAG = (
+    rf"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:{_MONTHS}) [ \d]\d \d\d:\d\d:\d\d \d{{4}})?"
+    r"\[\d+,(?P<rank>\d+)\]<(?P<stream>stdout|stderr|stddiag)>:"
+)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,11 @@ WRAPPERS: tuple[Wrapper, ...] = (
         "docker_json",
         r'^\{"log":"(?P<inner>(?:[^"\\]|\\.)*)","stream":"(?P<stream>\w+)","time":"(?P<wts>[^"]+)"\}$',
     ),
-    Wrapper("mpirun", r"^\[\d+,(?P<rank>\d+)\]<(?P<stream>stdout|stderr|stddiag)>:(?P<inner>.*)$"),
+    # Open MPI's ``mpirun --tag-output`` (orte/mca/iof/base/iof_base_output.c): "[job,rank]<stream>:"
+    # before every piece a rank writes, with --timestamp-output behind ctime()'s text and no
+    # space ("Tue Nov 24 22:21:34 2026[1,0]<stdout>:"); a piece without its newline is followed
+    # on the same line by the next piece's tag (see :func:`_mpirun_pieces`)
+    Wrapper("mpirun", rf"^{_MPIRUN_TAG}(?P<inner>.*)$"),
     # `kubectl logs -l SELECTOR --prefix [--timestamps]`: every pod's lines in one stream,
     # each behind "[pod/<pod>/<container>] " (kubectl's logs.go addPrefixIfNeeded); the pod
     # name is the line's source, as a rank is
@@ -315,6 +324,8 @@ def _unwrap(lines: pa.Array, wrapper: Wrapper) -> dict[str, pa.Array]:
     out: dict[str, pa.Array] = {}
     if wrapper.name == "docker_json":
         inner = pa.array([_json_unescape(s) for s in inner.to_pylist()], pa.large_string())
+    if wrapper.name == "mpirun":
+        inner, parts = _mpirun_pieces(inner, parts)
     out["inner"] = inner
     for name in ("wts", "stream", "rank"):
         if name in parts.type.names:
@@ -332,6 +343,50 @@ def _unwrap(lines: pa.Array, wrapper: Wrapper) -> dict[str, pa.Array]:
         clock = parts.field("clock")
         out["wclock"] = pc.if_else(pc.equal(clock, ""), None, clock)
     return out
+
+
+_MPIRUN_TAG_RE = re.compile(_MPIRUN_TAG.replace("(?P<rank>", "(").replace("(?P<stream>", "("))
+
+
+def _mpirun_pieces(inner: pa.Array, parts: pa.StructArray) -> tuple[pa.Array, pa.StructArray]:
+    """mpirun tags every write() of a rank, not every line: Python's print() writes its text
+    and its newline apart, so a rank's text may be followed on the same line by other pieces
+    (each behind its own tag) and its newline comes later behind a tag of its own:
+    ``[1,1]<stdout>:text[1,0]<stdout>:other`` then ``[1,1]<stdout>:``. Each line is cut at its
+    tags and each rank's pieces are joined until the piece a newline ends; that joined text is
+    the line where its last piece is, with that piece's rank and stream. A rank's pieces that
+    no newline ends (its output stopped mid-line) are added to its last line."""
+    cut = _bool(pc.match_substring_regex(inner, _MPIRUN_TAG))
+    if not cut.any():
+        return inner, parts
+    texts = inner.to_pylist()
+    ranks = parts.field("rank").to_pylist()
+    streams = parts.field("stream").to_pylist()
+    pending: dict[str, str] = {}
+    last_row: dict[str, int] = {}
+    for i, text in enumerate(texts):
+        if text is None or ranks[i] is None:
+            continue
+        rank, stream = ranks[i], streams[i]
+        if cut[i]:
+            pieces = _MPIRUN_TAG_RE.split(text)  # text, then (rank, stream, text) per tag
+            for k in range(1, len(pieces), 3):
+                pending[rank] = pending.get(rank, "") + pieces[k - 1]
+                rank, stream = pieces[k], pieces[k + 1]
+            text = pieces[-1]
+        texts[i] = pending.pop(rank, "") + text
+        ranks[i], streams[i] = rank, stream
+        last_row[rank] = i
+    for rank, text in pending.items():  # never ended by a newline
+        if rank in last_row:
+            texts[last_row[rank]] += text
+    names = parts.type.names
+    fields = {n: parts.field(n) for n in names}
+    fields["rank"] = pa.array(ranks, fields["rank"].type)
+    fields["stream"] = pa.array(streams, fields["stream"].type)
+    return pa.array(texts, inner.type), pa.StructArray.from_arrays(
+        list(fields.values()), names=list(names)
+    )
 
 
 def _json_unescape(text: str | None) -> str | None:

@@ -33,7 +33,7 @@ _SINGLETON_JOBS = {"chief", "master", "evaluator", "coordinator"}
 _CONTENT_PREFILTER = (
     r"TF_CONFIG|task_type|/job:\w+/replica:\d+/task:\d+/device|Started server with target"
     r"|GrpcChannelCache for job|eager service context|DTENSOR_(?:CLIENT_ID|JOB_NAME|JOBS)="
-    r"|SLURM_PROCID="
+    r"|SLURM_PROCID=|OMPI_COMM_WORLD_RANK=|PMIX?_RANK="
 )
 #: The same in Python (ASCII classes, as RE2's), for logs of at most :data:`_FEW_ROWS` messages.
 _CONTENT_RE = re.compile(_CONTENT_PREFILTER, re.ASCII)
@@ -53,6 +53,9 @@ _DTENSOR_RE = re.compile(r"\bDTENSOR_(?P<name>CLIENT_ID|JOB_NAME|JOBS)=(?P<value
 #: The task's rank as Slurm's srun sets it: with no TF_CONFIG, TensorFlow's SlurmClusterResolver
 #: makes rank N task N of the one job ``worker`` (its default ``jobs``).
 _SLURM_PROCID_RE = re.compile(r"\bSLURM_PROCID=(?P<rank>\d{1,6})\b")
+#: the rank other launchers give a process in its environment (Open MPI's mpirun, PMI / PMIx
+#: launchers such as MPICH's hydra): the launcher's own lines name a task by it
+_LAUNCHER_RANK_RE = re.compile(r"\b(?:OMPI_COMM_WORLD_RANK|PMI_RANK|PMIX_RANK)=(?P<rank>\d{1,6})\b")
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,9 @@ class ContentFacts:
     cluster: dict[str, list[str]] | None = None  #: job → addresses, as in TF_CONFIG
     address: str | None = None  #: where this task served (``Started server with target``)
     channel_cache: dict[str, list[str]] = field(default_factory=dict)
-    rank: int | None = None  #: the task's rank as Slurm's srun set it (``SLURM_PROCID``)
+    #: the task's rank as its launcher set it (srun's ``SLURM_PROCID``, mpirun's
+    #: ``OMPI_COMM_WORLD_RANK``, a PMI rank)
+    rank: int | None = None
     #: every task a TF_CONFIG line of this log claims (one, in a log of one task)
     claims: set[str] = field(default_factory=set)
 
@@ -166,11 +171,14 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
         texts = messages.take(pa.array(rows, pa.int64())).to_pylist() if rows else []
     dtensor: dict[str, str] = {}
     slurm_rank: str | None = None
+    launcher_rank: str | None = None
     for text in texts[:max_rows]:
         if text is None:
             continue
         if slurm_rank is None and (m := _SLURM_PROCID_RE.search(text)):
             slurm_rank = m["rank"]
+        if launcher_rank is None and (m := _LAUNCHER_RANK_RE.search(text)):
+            launcher_rank = m["rank"]
         for m in _DTENSOR_RE.finditer(text):
             dtensor.setdefault(m["name"], m["value"])
         if "TF_CONFIG" in text:
@@ -214,10 +222,16 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
             ]
     if facts.cluster is None and facts.channel_cache:
         facts.cluster = dict(facts.channel_cache)
+    if len(facts.claims) > 1:  # several tasks' lines in one stream: none of them is its node,
+        # nor is their spec its own (a launcher's copy of every task's output is a job-level log)
+        facts.job = facts.index = facts.evidence = facts.tf_config = facts.address = None
+        facts.cluster = None
+        facts.channel_cache = {}
+        slurm_rank = launcher_rank = None
     if dtensor:
         _dtensor_facts(facts, dtensor)
-    if slurm_rank is not None:
-        facts.rank = int(slurm_rank)
+    if slurm_rank is not None or launcher_rank is not None:
+        facts.rank = int(slurm_rank if slurm_rank is not None else launcher_rank)
     if facts.job is None and slurm_rank is not None:  # (the weakest evidence: only alone)
         facts.job, facts.index = "worker", int(slurm_rank)
         facts.evidence = f"SLURM_PROCID={slurm_rank} (SlurmClusterResolver's worker {slurm_rank})"

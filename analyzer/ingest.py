@@ -7,6 +7,7 @@ Accounting holds for every file: ``lines_read == lines_in_timeline + lines_rejec
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -84,7 +85,9 @@ class NodeInfo:
     #: two or more different logs whose contents say they are this task and whose file names
     #: do not tell them apart (two tasks given one index): the first file of each
     twins: list[str] = field(default_factory=list)
-    rank: int | None = None  #: its rank as Slurm's srun set it (``SLURM_PROCID``), if printed
+    #: its rank as its launcher set it (``SLURM_PROCID``, ``OMPI_COMM_WORLD_RANK``, a PMI rank,
+    #: the rank of mpirun's tag or srun's label, Open MPI's ``rank.N`` output folder), if known
+    rank: int | None = None
 
     @property
     def missing(self) -> bool:
@@ -208,6 +211,22 @@ def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
     if rest.num_rows:
         out.insert(0, (rest, None))
     return out
+
+
+#: Open MPI's ``mpirun --output-filename DIR``: each rank's output in DIR/<job>/rank.<N>/
+_RANK_FOLDER_RE = re.compile(r"rank\.(\d{1,6})")
+
+
+def _launcher_rank(p: Parsed, rank: str | None) -> int | None:
+    """The rank a launcher gave the task of this stream, as its own lines will name it: the
+    rank of mpirun's tag or srun's label the stream was parted by, or Open MPI's per-rank
+    output folder."""
+    if rank is not None and rank.isdigit() and p.parsed and p.parsed.wrapper in ("mpirun", "slurm"):
+        return int(rank)
+    for name in p.source.parent_names:
+        if m := _RANK_FOLDER_RE.fullmatch(name):
+            return int(m[1])
+    return None
 
 
 def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, list[str]]:
@@ -410,6 +429,8 @@ class _Plan:
                     named = hint_from_name(rank)
                     hint = NameHint(named.job, named.index, named.stem, hint.rotation)
                 facts = _facts(table["message"], p.source.name, problems)
+                if facts.rank is None:
+                    facts.rank = _launcher_rank(p, rank)
                 stream = _Stream(p, table, hint, facts, whole_file=len(pieces) == 1)
                 if spill is not None:
                     stream.spill_to(spill / f"{len(streams)}.arrow")
@@ -688,7 +709,9 @@ def _host_of(info: NodeInfo) -> str | None:
 def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFacts:
     """What a log's contents tell about its node; a bad hint is reported, never fatal. A log
     whose lines claim several tasks (each printed its own TF_CONFIG) holds several tasks' lines
-    in one stream whose prefix tfdiag did not recognise: said, as it is read as one node."""
+    in one stream whose prefix tfdiag did not recognise (or a launcher's copy of them all, as
+    ``mpirun --output-filename`` also prints): said, and read as a log of the job named by its
+    file, not as any one of those tasks."""
     try:
         facts = facts_from_content(messages)
         if len(facts.claims) > 1:
@@ -697,7 +720,8 @@ def _facts(messages: pa.Array, name: str, problems: list[Problem]) -> ContentFac
                     name,
                     f"its lines claim {len(facts.claims)} tasks ({', '.join(sorted(facts.claims))}"
                     " by their TF_CONFIG): several tasks' lines in one stream whose line prefix "
-                    "is not known here, read as one node; split the file per task",
+                    "is not known here, read as the job's log named by its file, not as one of "
+                    "those tasks; split the file per task",
                 )
             )
         return facts

@@ -238,6 +238,10 @@ def load(
 #: What the diagnosis reads besides the rules' keywords: identity, cluster specs, versions, exits.
 DIAGNOSIS_KEYWORDS = (
     "TF_CONFIG",
+    "SLURM_PROCID",  # a launcher's rank for the task (srun, mpirun, PMI launchers)
+    "OMPI_COMM_WORLD_RANK",
+    "PMI_RANK",
+    "PMIX_RANK",
     "task_type",
     "cluster_spec",
     "ClusterSpec",

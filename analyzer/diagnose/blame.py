@@ -45,7 +45,7 @@ class PeerDirectory:
         self.served: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.spec: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.minority_spec: dict[tuple[str, str], set[str]] = defaultdict(set)
-        ranks: dict[int, set[str]] = defaultdict(set)  #: Slurm rank → the tasks that printed it
+        ranks: dict[int, set[str]] = defaultdict(set)  #: launcher's rank → the tasks it was
         for f in facts.values():
             if f.rank is not None:
                 ranks[f.rank].add(f.node)
@@ -71,11 +71,15 @@ class PeerDirectory:
         """(node or None, how it was resolved) for one captured value."""
         if group == "chief":
             return self.chief(), "it waits for the chief, which initializes the model"
-        if group == "slurm_task":  # srun's task number: the task whose log printed that rank
+        if group == "slurm_task" or group.startswith("launcher_rank"):
+            # a launcher's rank number (srun's task, mpirun's process rank): the task whose log
+            # was that rank (it printed SLURM_PROCID / OMPI_COMM_WORLD_RANK, or came behind
+            # that rank's tag or in that rank's output folder)
             node = self.ranks.get(int(value)) if str(value).isdigit() else None
+            who = "srun's task" if group == "slurm_task" else "the launcher's rank"
             if node is None:
-                return None, f"no log printed SLURM_PROCID={value}"
-            return node, f"srun's task {value} is {node} (its SLURM_PROCID)"
+                return None, f"no log is known as {who} {value}"
+            return node, f"{who} {value} is {node}"
         value = str(value).strip()
         m = _TASK_RE.search(value)
         if m:
@@ -108,7 +112,7 @@ def _candidate_values(captures: dict, blames: str | None) -> list[tuple[str, str
         if (
             name != blames
             and name in captures
-            and (name.startswith("peer") or name.endswith("_index"))
+            and (name.startswith(("peer", "launcher_rank")) or name.endswith("_index"))
         ):
             values.append((name, captures[name]))
     return values
