@@ -152,6 +152,10 @@ def gather(
         notes.extend(_anchor_clock_notes(anchored))
         columns = _Columns(timeline)
     facts = node_facts(timeline, ingest, columns=columns)
+    outside = job_level_logs(facts)
+    if outside and progress is not None and not progress.empty and "node" in progress:
+        # a job-level log's step lines are a launcher's copy of the tasks' own: not a trainer
+        progress = progress[~progress["node"].isin(outside)].reset_index(drop=True)
     consistency = check_consistency(facts)
     directory = PeerDirectory(facts, consistency.majority_nodes)
     # (the texts need only which rows _blaming keeps: a one-column frame of them)
@@ -220,7 +224,6 @@ def gather(
     intrinsic = _intrinsic_findings(errors, blames)
     # (what detect_silence reads of the symptoms: their nodes and times)
     symptoms = errors[["node", "ts"]][~errors.index.isin(intrinsic.index)]
-    outside = job_level_logs(facts)
     stopped = stopped_together(facts, outside, end.stopped, phases.end)
     silent = detect_silence(facts, symptoms, blames, clock, phases.serving(), outside, stopped)
     blocked = detect_blocked(facts, blaming)

@@ -19,6 +19,10 @@ from analyzer.diagnose.facts import Facts
 from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
 
+#: A task's preemption notice this long after a peer's error first named it is the teardown of
+#: a job already lost, not why it was lost
+NAMED_BEFORE_NOTICE = pd.Timedelta(seconds=1)
+
 
 @dataclass
 class Candidate:
@@ -183,12 +187,34 @@ class Case:
                     late = (_utc(rows["ts"]) > end).fillna(False).to_numpy(dtype=bool)
                     server = rows["node"].astype(str).isin(serving).to_numpy(dtype=bool)
                     rows = rows[~(late & server)]
+                named = self._first_named()
                 for label, node in zip(rows.index.tolist(), _values(rows["node"]), strict=True):
                     node = str(node)
-                    if node not in got and node not in self.stopped and node not in self.outside:
-                        got[node] = rows.loc[label].to_dict()
+                    if node in got or node in self.stopped or node in self.outside:
+                        continue
+                    at = _utc(pd.Series([rows.loc[label, "ts"]])).iloc[0]
+                    first = named.get(node)
+                    if first is not None and pd.notna(at) and first < at - NAMED_BEFORE_NOTICE:
+                        # its peers were failing on it before the signal came: the launcher's
+                        # teardown of a job already lost (mpirun's SIGTERM to every rank after
+                        # one failed), not the scheduler taking the task away
+                        continue
+                    got[node] = rows.loc[label].to_dict()
             self._memo["notices"] = got
         return got
+
+    def _first_named(self) -> dict[str, pd.Timestamp]:
+        """Per node, the first time a peer's error named it (resolved blames, not its own)."""
+        b = self.blames
+        if b is None or b.empty:
+            return {}
+        peers = b[~b["self"].astype(bool)]
+        if peers.empty:
+            return {}
+        ts = _utc(peers["ts"])
+        return {
+            str(n): t for n, t in ts.groupby(peers["blamed"].astype(str).to_numpy()).min().items()
+        }
 
     def ended_from_outside(self) -> bool:
         """Was the job stopped from outside (its tasks killed together, or a job-level log that

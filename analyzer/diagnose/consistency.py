@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from analyzer.diagnose.common import _address_key, _node_order
 from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.outside import job_level_logs
 
 
 @dataclass
@@ -204,11 +205,14 @@ def _check_builds(facts: dict[str, Facts], out: Consistency) -> None:
 
 
 def check_consistency(facts: dict[str, Facts]) -> Consistency:
-    """Step 3: cluster specs, shared addresses and versions compared across nodes."""
+    """Step 3: cluster specs, shared addresses and versions compared across nodes. A job-level
+    log (a launcher's, or its copy of every task's output) runs no TensorFlow of its own: its
+    versions and builds are not compared."""
     out = Consistency()
     _check_specs(facts, out)
     _check_twins(facts, out)
     _check_addresses(facts, out)
-    _check_versions(facts, out)
-    _check_builds(facts, out)
+    tasks = {n: f for n, f in facts.items() if n not in job_level_logs(facts)}
+    _check_versions(tasks, out)
+    _check_builds(tasks, out)
     return out

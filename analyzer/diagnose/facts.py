@@ -68,7 +68,8 @@ _WORK_RE = re.compile("|".join(p for name, p in PHASES if name in ("training", "
 _DIGITS_RE = re.compile(r"\d+")
 _VERSION_RES = {
     "tensorflow": re.compile(
-        r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?(\d+\.\d+[\w.+-]*)",
+        r"(?:tf\.__version__|tensorflow(?:[ _-]version)?|TensorFlow version)\s*[=:]*\s*v?"
+        r"(\d+\.\d+(?:\.\d+)?(?:-?rc\d+|[.-]?dev\d+|\.post\d+)?(?:\+[\w.]+)?)",
         re.I,
     ),
     "python": re.compile(r"\bpython(?: version)?[\s:=]+v?(\d+\.\d+(?:\.\d+)?)", re.I),
