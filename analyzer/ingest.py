@@ -213,6 +213,9 @@ def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
     return out
 
 
+#: Files that hold one stream of a process whose other streams sit in the same folder (Open
+#: MPI's rank.N/stdout and rank.N/stderr, a batch system's per-job folder): one log's pieces
+_STREAM_FILES = {name: "(one process's streams)" for name in ("stdout", "stderr", "stddiag")}
 #: Open MPI's ``mpirun --output-filename DIR``: each rank's output in DIR/<job>/rank.<N>/
 _RANK_FOLDER_RE = re.compile(r"rank\.(\d{1,6})")
 
@@ -234,7 +237,8 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, 
     clusters = [s.facts.cluster for s in streams if s.facts.cluster]
     by_piece: dict[tuple, list[_Stream]] = defaultdict(list)
     for s in streams:
-        by_piece[(s.parsed.source.parent_names, s.parsed.source.path.parent, s.hint.stem)].append(s)
+        stem = _STREAM_FILES.get(s.hint.stem.lower(), s.hint.stem)
+        by_piece[(s.parsed.source.parent_names, s.parsed.source.path.parent, stem)].append(s)
     for s in streams:
         if s.facts.node:
             s.node, s.identity = s.facts.node, "content"

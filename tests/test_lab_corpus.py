@@ -166,6 +166,30 @@ KNOWN_WRONG: dict[str, str] = {
         "says - / none: ParameterServerStrategy workers log no steps (as "
         "pss_keras/throttle-worker-training-plain)"
     ),
+    # mwms_mpi: held out; measured once untouched (17/32, measurements/mwms_mpi-untouched.txt),
+    # then tuned on (see protocol.json): these remain.
+    "mwms_mpi/block-worker-training-mpi_timestamp_output": (
+        "not decidable from these logs: a rank blocked in a synchronous step; every rank stops "
+        "at the same step (as mwms_ctl/block-worker-training-pod); says worker:2 / hang at 0.35"
+    ),
+    "mwms_mpi/preempt_job-chief-training-mpi_output_filename": (
+        "not decidable from these logs: the whole job was cancelled (SIGTERM to mpirun, which "
+        "prints nothing of it) and every rank caught the SIGTERM in the same second; the truth "
+        "names rank 0 because a truth needs a node; says worker:1 / preemption"
+    ),
+    "mwms_mpi/stall_deadline-chief-training-mpi_output_filename": (
+        "says worker:2 / node_crash: the frozen rank is resumed by mpirun's SIGCONT and SIGTERM "
+        "after its peers timed out and exited, so its log does not stop early and its errors "
+        "come last; the first rank to exit with an error is taken for the failure"
+    ),
+    "mwms_mpi/stall_deadline-worker-training-mpi_timestamp_output": (
+        "says worker:0 / node_crash: as stall_deadline-chief, the frozen rank resumed by mpirun's "
+        "abort logs its own errors after its peers' timeouts"
+    ),
+    "mwms_mpi/stall_notimeout-chief-training-mpi_tag_output": (
+        "says worker:2 / node_crash: the frozen leader (it hosts the coordination service) is "
+        "resumed by mpirun's abort; its peers' heartbeat errors name no task"
+    ),
     "tfjob_k8s/kill-worker-checkpoint-k8s_containers": (
         "says chief:0 / node_crash (0.35): the serving workers' logs stop with no goodbye after "
         "the chief said it finished, and the chief's own log then stops with no goodbye too: "
@@ -256,9 +280,9 @@ def test_the_corpus_is_large_and_covers_every_style():
     # each was tuned on; pss_sharded (the twelfth style) and estimator_mwms (the thirteenth) were
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
     # (the fifteenth) was measured once untouched (9/37), then tuned on; so was mwms_compose
-    # (the sixteenth: 20/32) and pss_systemd (the seventeenth: 17/37); mwms_mpi (the
-    # eighteenth) is recorded untouched and not yet measured
-    assert untouched_styles([str(CORPUS)]) == {"mwms_mpi"}
+    # (the sixteenth: 20/32), pss_systemd (the seventeenth: 17/37) and mwms_mpi (the
+    # eighteenth: 17/32)
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f

@@ -66,6 +66,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "shape_mismatch", None
     if node in ev.consistency.version_outliers:
         return "version_mismatch", None
+    if (said := _launcher_saw_die(node, ev)) is not None:
+        return said
     if (
         (f is None or f.missing)  # (no log; or not even in a spec: only its peers name it)
         # (a job that never got going with no error at all: nobody says its peers lost it)
@@ -100,6 +102,25 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+#: What a launcher or scheduler may say happened to a task it ran
+_DEATHS = ("node_crash", "oom")
+
+
+def _launcher_saw_die(node: str, ev: Case) -> tuple[str, str | None] | None:
+    """(category, pattern id) when a job-level log (a launcher's or scheduler's) says the task
+    died (``mpirun noticed that process rank 0 ... exited on signal 9``, srun's ``task 0:
+    Killed``): its word on how the task ended outranks what the task was last doing (waiting
+    for its peers at start-up)."""
+    b = ev.blames
+    if b is None or b.empty or not ev.outside:
+        return None
+    said = b[(b["blamed"] == node) & b["victim"].isin(ev.outside) & b["category"].isin(_DEATHS)]
+    if said.empty:
+        return None
+    first = said.sort_values("ts").iloc[0]
+    return str(first["category"]), first.get("pattern_id")
 
 
 def _outside_notice(node: str, ev: Case) -> tuple[str, str | None] | None:
