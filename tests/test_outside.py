@@ -210,14 +210,31 @@ def test_sruns_line_names_the_task_whose_slurm_procid_is_its_number():
     assert run.root_cause.pattern_id == "process.srun_task_ended"
 
 
-def test_without_the_ranks_printed_srun_names_no_task(tmp_path: Path):
+def test_without_the_ranks_printed_sruns_label_still_names_the_task(tmp_path: Path):
+    # srun --label puts the task's number before each of its lines: the same number as its
+    # SLURM_PROCID, so the label alone tells which stream srun's 'task 0' is
     run = changed_run(
         SRUN_KILL / "kill-chief-startup-srun_label",
         tmp_path,
         "slurm-5183208.out",
         lambda t: t.replace("SLURM_PROCID=", "SLURM_RANK_NOT="),
     )
-    assert run.root_cause.pattern_id != "process.srun_task_ended"
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "node_crash")
+    assert run.root_cause.pattern_id == "process.srun_task_ended"
+
+
+def test_without_the_ranks_printed_or_labelled_srun_names_no_task(tmp_path: Path):
+    # one file per task (srun --output=%j-%t), no label, no SLURM_PROCID printed: nothing says
+    # which task is srun's 'task 1'
+    run_dir = tmp_path / "run"
+    shutil.copytree(SRUN_KILL / "kill-worker-startup-srun_named", run_dir)
+    for path in run_dir.glob("mwms-train-*.out"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("SLURM_PROCID=", "SLURM_RANK_NOT="), encoding="utf-8")
+    run = analyzer.load(run_dir, condensed=True)
+    assert not any("srun's task" in (e.why or "") for e in run.root_cause.evidence)
+    labelled = analyzer.load(SRUN_KILL / "kill-worker-startup-srun_named", condensed=True)
+    assert any("srun's task 1 is worker:1" in (e.why or "") for e in labelled.root_cause.evidence)
 
 
 def test_a_task_up_all_along_that_never_joined_was_told_another_place_to_join():

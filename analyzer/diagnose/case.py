@@ -204,11 +204,12 @@ class Case:
         return got
 
     def _first_named(self) -> dict[str, pd.Timestamp]:
-        """Per node, the first time a peer's error named it (resolved blames, not its own)."""
+        """Per node, the first time a peer's error named it as failing (resolved blames, not its
+        own; a peer waiting for it at start-up says it was not there yet, not that it failed)."""
         b = self.blames
         if b is None or b.empty:
             return {}
-        peers = b[~b["self"].astype(bool)]
+        peers = b[~b["self"].astype(bool) & (b["category"] != "session_blocked")]
         if peers.empty:
             return {}
         ts = _utc(peers["ts"])
