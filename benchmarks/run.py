@@ -158,6 +158,9 @@ def measure(cmd: list[str] | str, interval: float = 0.025) -> Measure:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,  # ``python -m analyzer`` imports this checkout
+        # an installed tfdiag has its .pyc files; a PYTHONDONTWRITEBYTECODE=1 environment
+        # would make every run compile its modules again (the warm-up run writes them)
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
     )
     sampler = TreeSampler(proc.pid, interval)
     sampler.start()
