@@ -305,6 +305,24 @@ def _detect_wrapper(lines: pa.Array) -> Wrapper | None:
     return Wrapper("learned", learned[0]) if learned else None
 
 
+def _nested_wrapper(inner: pa.Array, outer: Wrapper) -> Wrapper | None:
+    """A known wrapper that names each line's source, inside ``outer`` (which names none): an
+    MPI Operator launcher pod's ``kubectl logs --timestamps`` holds mpirun's ``[1,N]<stdout>:``
+    tags; a batch system's time before srun's ``--label``. Found as :func:`_detect_wrapper`
+    finds a wrapper, on the text inside ``outer``."""
+    sample = inner.slice(0, 400)
+    sample = sample.filter(pc.greater(pc.utf8_length(sample), 0))
+    if len(sample) == 0:
+        return None
+    need = 1 if len(sample) == 1 else max(2, len(sample) // 2 + 1)
+    for wrapper in WRAPPERS:
+        if wrapper.name == outer.name or "(?P<rank>" not in wrapper.pattern:
+            continue
+        if (pc.sum(pc.match_substring_regex(sample, wrapper.pattern)).as_py() or 0) >= need:
+            return wrapper
+    return None
+
+
 #: the line formats a learned prefix may stand before (Python ``re``, anchored at the text)
 _FORMAT_RES = [re.compile(f.pattern) for f in LINE_FORMATS if f.name != "keras_progress"]
 
@@ -1137,6 +1155,13 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
     if wrapper:
         extra = _unwrap(lines.text(), wrapper)
         inner = extra.pop("inner")
+        nested = _nested_wrapper(inner, wrapper) if "rank" not in extra else None
+        if nested is not None:  # a launcher's tags inside a collector's prefix
+            more = _unwrap(inner, nested)
+            inner = more.pop("inner")
+            # the source and its stream are the inner wrapper's; a time stays the outer's
+            extra |= {k: v for k, v in more.items() if k not in extra or k in ("rank", "stream")}
+            wrapper = Wrapper(f"{wrapper.name}+{nested.name}", wrapper.pattern)
         blank = _bool(pc.or_(pc.ascii_is_space(inner), pc.equal(inner, "")))
     else:
         blank = _bool(pc.ascii_is_space(lines.view))

@@ -224,7 +224,8 @@ def _launcher_rank(p: Parsed, rank: str | None) -> int | None:
     """The rank a launcher gave the task of this stream, as its own lines will name it: the
     rank of mpirun's tag or srun's label the stream was parted by, or Open MPI's per-rank
     output folder."""
-    if rank is not None and rank.isdigit() and p.parsed and p.parsed.wrapper in ("mpirun", "slurm"):
+    wrapper = (p.parsed.wrapper or "").rpartition("+")[2] if p.parsed else ""
+    if rank is not None and rank.isdigit() and wrapper in ("mpirun", "slurm"):
         return int(rank)
     for name in p.source.parent_names:
         if m := _RANK_FOLDER_RE.fullmatch(name):

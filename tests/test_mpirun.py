@@ -91,3 +91,24 @@ def test_a_sigterm_after_peers_named_the_task_is_the_launchers_teardown():
     assert any(
         f == "preemption.sigterm_caught" for f in run.findings["pattern_id"].dropna().tolist()
     )
+
+
+def test_mpiruns_tags_inside_a_collectors_prefix_part_the_stream_as_without_it():
+    """An MPI Operator's launcher pod: ``kubectl logs --timestamps`` puts its RFC 3339 time
+    before each line of mpirun's output. The tags inside are read as without the prefix: the
+    same events, each with the same rank."""
+    for run in ("kill-worker-training-mpi_tag_output", "kill-worker-startup-mpi_timestamp_output"):
+        data = next((MPI / run).glob("job-*.out")).read_bytes()
+        lines = data.split(b"\n")
+        stamped = b"\n".join(
+            b"2026-11-24T22:22:%02d.%09dZ %s" % (i % 60, i, line) if line else line
+            for i, line in enumerate(lines)
+        )
+        plain, wrapped = parse_lines(data), parse_lines(stamped)
+        assert (plain.wrapper, wrapped.wrapper) == ("mpirun", "kubectl+mpirun")
+
+        def events(parsed):
+            t = parsed.table
+            return list(zip(t["rank"].to_pylist(), t["message"].to_pylist(), strict=True))
+
+        assert events(wrapped) == events(plain)
