@@ -178,17 +178,15 @@ KNOWN_WRONG: dict[str, str] = {
         "names rank 0 because a truth needs a node; says worker:1 / preemption"
     ),
     "mwms_mpi/stall_deadline-chief-training-mpi_output_filename": (
-        "says worker:2 / node_crash: the frozen rank is resumed by mpirun's SIGCONT and SIGTERM "
-        "after its peers timed out and exited, so its log does not stop early and its errors "
-        "come last; the first rank to exit with an error is taken for the failure"
-    ),
-    "mwms_mpi/stall_deadline-worker-training-mpi_timestamp_output": (
-        "says worker:0 / node_crash: as stall_deadline-chief, the frozen rank resumed by mpirun's "
-        "abort logs its own errors after its peers' timeouts"
+        "says worker:2 / node_crash: the frozen leader is woken by mpirun's SIGCONT and SIGTERM "
+        "after its peers timed out and exited; woken, its own collective reports a timeout too, "
+        "so it is not only reacting to its peers being gone and endings.woken_waited_on does "
+        "not name it"
     ),
     "mwms_mpi/stall_notimeout-chief-training-mpi_tag_output": (
-        "says worker:2 / node_crash: the frozen leader (it hosts the coordination service) is "
-        "resumed by mpirun's abort; its peers' heartbeat errors name no task"
+        "says worker:0 / deadline_exceeded: the frozen leader, woken by mpirun's abort, is found "
+        "(its peers' first errors are timeouts: their heartbeat RPCs to it), but no timeout was "
+        "set; the truth calls the coordination service's heartbeat check coordination_failure"
     ),
     "tfjob_k8s/kill-worker-checkpoint-k8s_containers": (
         "says chief:0 / node_crash (0.35): the serving workers' logs stop with no goodbye after "

@@ -112,3 +112,18 @@ def test_mpiruns_tags_inside_a_collectors_prefix_part_the_stream_as_without_it()
             return list(zip(t["rank"].to_pylist(), t["message"].to_pylist(), strict=True))
 
         assert events(wrapped) == events(plain)
+
+
+def test_a_rank_that_spoke_only_after_its_peers_timed_out_was_waited_on(tmp_path: Path):
+    """worker:1 frozen (SIGSTOP) under a 5 s collective timeout: its peers time out and exit,
+    mpirun's abort wakes it (SIGCONT, SIGTERM), and only then does it log, of its peers being
+    gone. Its log does not stop early; its peers' timeouts say they waited on it."""
+    name = "stall_deadline-worker-training-mpi_timestamp_output"
+    run = _load(name)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "deadline_exceeded")
+    # the same run without the peers' timeouts: nothing says they waited on anyone
+    job = next((MPI / name).glob("job-*.out")).name
+    bare = changed_run(
+        MPI / name, tmp_path, job, without("timed out", "DEADLINE_EXCEEDED", "DeadlineExceeded")
+    )
+    assert (bare.root_cause.node, bare.root_cause.category) != ("worker:1", "deadline_exceeded")

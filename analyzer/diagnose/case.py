@@ -159,6 +159,15 @@ class Case:
 
         return endings.stuck_waited_on(self)
 
+    def woken_waited_on(self) -> str | None:
+        """See :func:`.endings.woken_waited_on`."""
+        from analyzer.diagnose import endings
+
+        got = self._memo.get("woken")
+        if got is None:
+            got = self._memo["woken"] = (endings.woken_waited_on(self),)
+        return got[0]
+
     def notices(self) -> dict[str, dict]:
         """Per node, its first preemption notice (a warning too: TF's ``SIGTERM caught``), when
         the node was not stopped together with the whole job: the scheduler took that task."""

@@ -13,6 +13,8 @@ planned end apart from the log's last lines and its peers' (one function a signa
   supervisor's, kubelet's or a launcher's restart);
 - :func:`stuck_waited_on`: the one task that outlived that stop's SIGTERM while its peers' first
   errors are timeouts;
+- :func:`woken_waited_on`: the one task that spoke last, only of its peers being gone, after
+  their first errors were timeouts (a stopped process a launcher's abort woke);
 - :func:`never_trained`: no task's log shows a step or a goodbye: the job never got going.
 
 :class:`.Case` exposes each as a method; scoring, the verdict's wording and the evidence read
@@ -242,6 +244,40 @@ def stuck_waited_on(ev: Case) -> str | None:
     )
     share = timed_out.groupby(burst["node"]).any().mean()
     return node if share > 0.5 else None
+
+
+def woken_waited_on(ev: Case) -> str | None:
+    """The one task whose first error came after every peer's, when those peers' first errors
+    are timeouts and its own are only reactions to them being gone (a refused or reset
+    connection: no error of its own kind): a stopped process that the launcher's abort woke
+    (mpirun sends SIGCONT, then SIGTERM, to every rank when one fails), so its log does not stop
+    early and its words come last; its peers had waited on it until their deadlines."""
+    errors = ev.errors
+    if errors.empty:
+        return None
+    tasks = errors[~errors["node"].astype(str).isin(ev.outside)]
+    if tasks.empty:
+        return None
+    times = _utc(tasks["ts"])
+    firsts = times.groupby(tasks["node"].astype(str)).min().dropna()
+    if len(firsts) < 3:
+        return None
+    node = str(firsts.idxmax())
+    others = firsts.drop(node)
+    if node in ev.intrinsic_nodes() or firsts[node] <= others.max():
+        return None
+    peers = tasks[tasks["node"].astype(str) != node]
+    ptimes = _utc(peers["ts"])
+    first = ptimes.groupby(peers["node"].astype(str)).transform("min")
+    burst = peers[(ptimes - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
+    timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
+        TIMED_OUT_RE
+    )
+    if timed_out.groupby(burst["node"].astype(str)).any().mean() <= 0.5:
+        return None
+    own = tasks[tasks["node"].astype(str) == node]
+    reacting = own["category"].isin(("connection_unavailable", "coordination_failure"))
+    return node if reacting.all() else None
 
 
 def restarted(ev: Case) -> dict[str, dict]:

@@ -195,6 +195,13 @@ def score_candidates(ev: Case) -> list[Candidate]:
             "it did not exit on the SIGTERM that ended the job while its peers did (a stopped "
             "or stuck process), and their first errors are timeouts: they waited on it",
         )
+    woken = ev.woken_waited_on() if stuck is None else None
+    if woken is not None:
+        cand(woken).add(
+            5,
+            "its peers' first errors are timeouts, and it spoke only after them, of its peers "
+            "being gone (a stopped process the launcher's abort woke): they waited on it",
+        )
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
     for node, f in ev.facts.items():

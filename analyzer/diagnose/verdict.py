@@ -79,7 +79,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         notice := _outside_notice(node, ev)
     ) is not None:
         return notice
-    if c.intrinsic is None and node == ev.stuck_waited_on():
+    if c.intrinsic is None and node in (ev.stuck_waited_on(), ev.woken_waited_on()):
         return "deadline_exceeded", None
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
