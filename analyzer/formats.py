@@ -288,17 +288,12 @@ def split_lines(data: bytes) -> tuple[Lines, list[str]]:
 
 
 def _detect_wrapper(lines: pa.Array) -> Wrapper | None:
-    sample = lines.slice(0, 400)
-    sample = sample.filter(pc.greater(pc.utf8_length(sample), 0))
+    sample = _nonblank_head(lines)
     if len(sample) == 0:
         return None
-    # most lines (at least two of several): a short paste with one "1: [...]" line among
-    # others is not wrapped; a one-line log is when its line is
-    need = 1 if len(sample) == 1 else max(2, len(sample) // 2 + 1)
-    for wrapper in WRAPPERS:
-        hits = pc.sum(pc.match_substring_regex(sample, wrapper.pattern)).as_py() or 0
-        if hits >= need:
-            return wrapper
+    found = _carried_by(sample, WRAPPERS)
+    if found is not None:
+        return found
     if _formats_after_text(sample).sum() < 3:
         return None
     learned = prefixes.learn(sample.to_pylist(), _FORMAT_RES)
@@ -310,14 +305,23 @@ def _nested_wrapper(inner: pa.Array, outer: Wrapper) -> Wrapper | None:
     MPI Operator launcher pod's ``kubectl logs --timestamps`` holds mpirun's ``[1,N]<stdout>:``
     tags; a batch system's time before srun's ``--label``. Found as :func:`_detect_wrapper`
     finds a wrapper, on the text inside ``outer``."""
-    sample = inner.slice(0, 400)
-    sample = sample.filter(pc.greater(pc.utf8_length(sample), 0))
-    if len(sample) == 0:
-        return None
+    sample = _nonblank_head(inner)
+    sources = [w for w in WRAPPERS if w.name != outer.name and "(?P<rank>" in w.pattern]
+    return _carried_by(sample, sources) if len(sample) else None
+
+
+def _nonblank_head(lines: pa.Array) -> pa.Array:
+    """The first 400 lines that are not empty: what wrapper detection looks at."""
+    sample = lines.slice(0, 400)
+    return sample.filter(pc.greater(pc.utf8_length(sample), 0))
+
+
+def _carried_by(sample: pa.Array, wrappers) -> Wrapper | None:
+    """The first of ``wrappers`` most of ``sample``'s lines carry (at least two of several: a
+    short paste with one "1: [...]" line among others is not wrapped; a one-line log is when
+    its line is)."""
     need = 1 if len(sample) == 1 else max(2, len(sample) // 2 + 1)
-    for wrapper in WRAPPERS:
-        if wrapper.name == outer.name or "(?P<rank>" not in wrapper.pattern:
-            continue
+    for wrapper in wrappers:
         if (pc.sum(pc.match_substring_regex(sample, wrapper.pattern)).as_py() or 0) >= need:
             return wrapper
     return None
