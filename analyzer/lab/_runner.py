@@ -352,3 +352,26 @@ def rotate(path: Path, pieces: int = 3) -> list[str]:
                 gz.write(chunk)
         names.append(target.name)
     return names
+
+
+def merge_into_job_file(
+    truth: dict, path: Path, where: dict[str, list[int]], holds, out_dir: Path
+) -> None:
+    """A launcher's one job file that holds every task's lines (``srun --label``, ``mpirun
+    --tag-output``) becomes each task's only file in ``truth``: each evidence line is pointed at
+    the job file's line that holds it (``where``: per node, the job file's line of each of its
+    own lines; ``holds(node, line, text)`` says the job line holds the evidence text), and the
+    per-task copies the launcher watched are removed."""
+    name = path.name
+    text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for ev in truth["evidence"]:
+        node, no = ev["node"], ev["line_no"]
+        mine = where.get(node, [])
+        line = text[mine[no - 1] - 1] if no <= len(mine) else ""
+        if not holds(node, line, ev["text"]):
+            raise RuntimeError(f"{node}'s line {no} is not in {name}: {ev['text'][:80]!r}")
+        ev["file"], ev["line_no"], ev["text"] = name, mine[no - 1], line[:400]
+    for node, files in truth["node_files"].items():
+        for f in files:
+            (out_dir / f).unlink(missing_ok=True)
+        truth["node_files"][node] = [name] if files else []

@@ -422,18 +422,12 @@ class Mpirun:
         )
         if not self.tagged:
             return
-        text = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        for ev in truth["evidence"]:
-            node, no = ev["node"], ev["line_no"]
-            mine = self.where.get(node, [])
-            line = text[mine[no - 1] - 1] if no <= len(mine) else ""
-            if ev["text"][:60] not in line:  # a long text may go on in later pieces
-                raise RuntimeError(f"{node}'s line {no} is not in {name}: {ev['text'][:80]!r}")
-            ev["file"], ev["line_no"], ev["text"] = name, mine[no - 1], line[:400]
-        for node, files in truth["node_files"].items():
-            for f in files:
-                (self.out_dir / f).unlink(missing_ok=True)
-            truth["node_files"][node] = [name] if files else []
+        from ._runner import merge_into_job_file
+
+        # (a long text may go on in later pieces: its start is on the job line)
+        merge_into_job_file(
+            truth, self.path, self.where, lambda _n, line, t: t[:60] in line, self.out_dir
+        )
         with contextlib.suppress(OSError):
             (self.out_dir / RAW_DIR).rmdir()
 

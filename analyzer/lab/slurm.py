@@ -186,18 +186,12 @@ class Srun:
         truth["launcher_files"] = [name]
         if not self.label:
             return
-        text = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
-        for ev in truth["evidence"]:
-            node, no = ev["node"], ev["line_no"]
-            mine = self.where.get(node, [])
-            line = text[mine[no - 1] - 1] if no <= len(mine) else ""
-            if not line.startswith(f"{self.tasks[node]}: {ev['text'][:200]}"):
-                raise RuntimeError(f"{node}'s line {no} is not in {name}: {ev['text'][:80]!r}")
-            ev["file"], ev["line_no"], ev["text"] = name, mine[no - 1], line[:400]
-        for node, files in truth["node_files"].items():
-            for f in files:
-                (self.out_dir / f).unlink(missing_ok=True)
-            truth["node_files"][node] = [name] if files else []
+        from ._runner import merge_into_job_file
+
+        def holds(node: str, line: str, text: str) -> bool:
+            return line.startswith(f"{self.tasks[node]}: {text[:200]}")
+
+        merge_into_job_file(truth, self.path, self.where, holds, self.out_dir)
 
     def stop(self) -> None:
         """The launcher ends what is left (the lab's cleanup): no more srun lines."""
