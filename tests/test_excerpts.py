@@ -103,8 +103,10 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 521/560 -> 523/560, 232/235. Left: a paste whose OOM lines are not in it, a Caffe host
 #: allocation failure, and h5py's "unable to lock file" on NFS with one process (its lines are
 #: those of two writers; concurrent_write).
-MIN_EXCERPTS = 795
-MIN_BENIGN = 235
+#: ``fresh17`` (12 excerpts, 2 benign; committed before any verdict, not yet measured) raised the
+#: totals below (795 -> 807 excerpts, 235 -> 237 benign).
+MIN_EXCERPTS = 807
+MIN_BENIGN = 237
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
