@@ -103,8 +103,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 521/560 -> 523/560, 232/235. Left: a paste whose OOM lines are not in it, a Caffe host
 #: allocation failure, and h5py's "unable to lock file" on NFS with one process (its lines are
 #: those of two writers; concurrent_write).
-#: ``fresh17`` (12 excerpts, 2 benign; committed before any verdict, not yet measured) raised the
-#: totals below (795 -> 807 excerpts, 235 -> 237 benign).
+#: ``fresh17`` (12 excerpts, 2 benign; five from distributed or launched TF jobs) was 8/10 and 1/2
+#: untouched (measurements/fresh17-untouched.txt, at 7b00304); its floor is the figure after two
+#: templates were added looking at its misses (9/10, 2/2; measurements/all-after-fresh17-fixes.txt):
+#: Python 2's "'module' object has no attribute" as a missing symbol (version_mismatch) and NCCL
+#: 2.19's "NET/Plugin : dlerror=... No plugin found" as the harmless plugin fallback; ``all``
+#: 532/570, 234/237. Left: mpirun's "exited on signal 9 (Killed)" alone, called a host OOM.
 MIN_EXCERPTS = 807
 MIN_BENIGN = 237
 MIN_RECALL = {
@@ -125,6 +129,7 @@ MIN_RECALL = {
     "fresh14": 0.90,
     "fresh15": 0.90,
     "fresh16": 0.84,
+    "fresh17": 0.90,
     "all": 0.93,
 }
 MIN_BENIGN_CLEAN = {
@@ -145,11 +150,12 @@ MIN_BENIGN_CLEAN = {
     "fresh14": 1.00,
     "fresh15": 1.00,
     "fresh16": 1.00,
+    "fresh17": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh17"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh18"})
 
 
 def _rows() -> list[dict[str, str]]:

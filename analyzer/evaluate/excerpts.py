@@ -45,6 +45,7 @@ NAMED_SPLITS = (
     "fresh14",
     "fresh15",
     "fresh16",
+    "fresh17",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
