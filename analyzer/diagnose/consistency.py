@@ -212,7 +212,8 @@ def check_consistency(facts: dict[str, Facts]) -> Consistency:
     _check_specs(facts, out)
     _check_twins(facts, out)
     _check_addresses(facts, out)
-    tasks = {n: f for n, f in facts.items() if n not in job_level_logs(facts)}
+    outside = job_level_logs(facts)
+    tasks = {n: f for n, f in facts.items() if n not in outside}
     _check_versions(tasks, out)
     _check_builds(tasks, out)
     return out
