@@ -215,23 +215,23 @@ def progress_of(timeline: pd.DataFrame) -> pd.DataFrame:
     step_time = np.full(n, np.nan)
     elapsed = np.full(n, np.nan)
     for name, pattern in TEMPLATES:
-        free = source == None  # noqa: E711 (element-wise)
-        if not free.any():
+        free = np.flatnonzero(source == None)  # noqa: E711 (element-wise)
+        if not len(free):
             break
-        parts = pc.extract_regex(text, pattern)
-        got = parts.is_valid().to_numpy(zero_copy_only=False) & free
-        if not got.any():
+        # each template reads only the reports no earlier one claimed
+        parts = pc.extract_regex(text if len(free) == n else text.take(pa.array(free)), pattern)
+        matched = np.flatnonzero(parts.is_valid().to_numpy(zero_copy_only=False))
+        if not len(matched):
             continue
+        got = free[matched]
         source[got] = name
         for column, group in ((step, "step"), (total, "total"), (epoch, "epoch"), (rate, "rate")):
-            values = _number(parts, group)
-            column[got] = values[got]
+            column[got] = _number(parts, group)[matched]
         for tgroup, ugroup in (("time", "unit"), ("time2", "unit2")):
-            values = _seconds(_number(parts, tgroup), _text(parts, ugroup))
-            fill = got & np.isnan(step_time) & ~np.isnan(values)
-            step_time[fill] = values[fill]
-        values = _number(parts, "elapsed")
-        elapsed[got] = values[got]
+            values = _seconds(_number(parts, tgroup), _text(parts, ugroup))[matched]
+            fill = np.isnan(step_time[got]) & ~np.isnan(values)
+            step_time[got[fill]] = values[fill]
+        elapsed[got] = _number(parts, "elapsed")[matched]
     found = source != None  # noqa: E711
     if not found.any():
         return empty()
