@@ -2219,7 +2219,10 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         _throttle(lab, target)
 
     idle = 20.0
-    run.ended_by = _wait_end(lab, style, run.stopped, grace=45.0, idle=idle)
+    # a Spark job's first step comes after its daemons, driver, executors and Python workers
+    # started (40 s and more on two busy cores)
+    grace = 120.0 if style.config == "spark" else 45.0
+    run.ended_by = _wait_end(lab, style, run.stopped, grace=grace, idle=idle)
     if fault.kind in ("hdf5",):
         time.sleep(0.5)
     return run
