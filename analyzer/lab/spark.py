@@ -187,7 +187,8 @@ class Spark:
     """One run's Spark cluster, its application and the TensorFlow workers it runs."""
 
     def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str], scratch: Path):
-        self.out_dir, self.naming, self.seed = Path(out_dir), naming, seed
+        # absolute: the daemons and the driver run in the scratch folder
+        self.out_dir, self.naming, self.seed = Path(out_dir).resolve(), naming, seed
         self.nodes = list(nodes)  # partition i runs nodes[i]
         self.scratch = Path(scratch)
         self.run_id = f"{os.getpid()}-{seed}-{time.monotonic_ns()}"
