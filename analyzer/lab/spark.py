@@ -336,7 +336,7 @@ class Spark:
             lab.procs[node] = Proc(
                 node,
                 TaskProcess(self, node),
-                self.out_dir / WORK_DIR,
+                Path(lab.out_dir) / WORK_DIR,
                 now,
                 reader=lambda n=node: self.read(n),
             )
