@@ -2351,7 +2351,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         if first != -9 or not run.journal.restarts.get(target):
             raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name in ("preempt", "preempt_job"):
-        if codes.get(target) not in (-15, -9, 42, 143):
+        # a cancelled Spark application: pyspark's daemon ends its workers' process group
+        # with SIGHUP when its executor is stopped
+        hup = (-1,) if fault.name == "preempt_job" and style.config == "spark" else ()
+        if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
         if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
             run.expect.append((target, r"received termination notice|Termination caught"))
