@@ -571,7 +571,8 @@ STYLES: dict[str, Style] = {
             # (barrier mode gang-schedules: Spark starts all of a stage's tasks or none); a port
             # bound is the free port a barrier task picked and released, taken by another
             # process before its TensorFlow worker bound it; an executor lost is SIGKILL to the
-            # executor JVM that hosts the target. No HDF5 cell.
+            # executor JVM that hosts the target. Not recorded: preempt-worker-checkpoint (the
+            # task's TensorFlow caught the SIGTERM and ended with exit 0, twice); no HDF5 cell.
             roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
             **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),
