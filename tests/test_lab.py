@@ -409,6 +409,10 @@ def test_corpus_truth(truth_path: Path):
         if "mpi_output" in truth:  # mpirun's output as the batch system captured it
             job_log = truth["launcher_files"][0]
             assert job_log in ("mpirun.log", f"job-{truth['batch_job_id']}.out")
+        if "spark_output" in truth:  # the driver's output as the scheduler captured it
+            job_log = (
+                "spark-submit.log" if truth["naming"] == "spark_submit_log" else "spark-submit.err"
+            )
         assert job_log in truth["launcher_files"]
 
 

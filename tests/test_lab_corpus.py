@@ -255,6 +255,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "mwms_compose",
         "pss_systemd",
         "mwms_mpi",
+        "mwms_spark",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
@@ -272,6 +273,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "mwms_compose",
         "pss_systemd",
         "mwms_mpi",
+        "mwms_spark",
     }
     # pss_keras, tf1_sync, tf1_supervisor and estimator were each measured once untouched, then
     # tuned on; tf1_ingraph was measured twice untouched, data_service and dtensor once, then
@@ -279,8 +281,9 @@ def test_the_corpus_is_large_and_covers_every_style():
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
     # (the fifteenth) was measured once untouched (9/37), then tuned on; so was mwms_compose
     # (the sixteenth: 20/32), pss_systemd (the seventeenth: 17/37) and mwms_mpi (the
-    # eighteenth: 17/32)
-    assert untouched_styles([str(CORPUS)]) == set()
+    # eighteenth: 17/32); mwms_spark (the nineteenth) is held out and untouched: its runs
+    # were recorded without looking at tfdiag's verdicts on them
+    assert untouched_styles([str(CORPUS)]) == {"mwms_spark"}
     for style in styles:
         healthy = [
             f

@@ -77,6 +77,9 @@ class Lab:
     # A callable saying a task's restart is due (kubelet's restartPolicy OnFailure): the job
     # is not over while its train node waits for it.
     restarting: object = None
+    # The job's own teardown ends its tasks (a Spark application stopped): a time limit
+    # signals the job's launcher only, not every task.
+    job_ends_tasks: bool = False
     _tees: list = field(default_factory=list)
 
     def __post_init__(self) -> None:

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, kubernetes, mpi, slurm, systemd
+from . import compose, kubernetes, mpi, slurm, spark, systemd
 from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -88,6 +88,8 @@ class Style:
     # plays systemd, journald and journalctl: analyzer/lab/systemd.py)
     # or "mpi" (one real Open MPI mpirun runs every rank; each rank's script builds its
     # TF_CONFIG from OMPI_COMM_WORLD_RANK and a --workers host:port list: analyzer/lab/mpi.py)
+    # or "spark" (a real Spark standalone cluster runs one barrier stage; each barrier task
+    # builds its TF_CONFIG from its BarrierTaskContext: analyzer/lab/spark.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -541,6 +543,46 @@ STYLES: dict[str, Style] = {
             config="mpi",
             namings=mpi.NAMINGS,
         ),
+        Style(
+            name="mwms_spark",
+            script="mwms_spark.py",
+            jobs=(("worker", 3),),
+            cluster="3 tasks of one barrier stage on a real Apache Spark standalone cluster "
+            "(pyspark 4's bundled Spark: a master and worker daemons on 127.0.0.1, the "
+            "application run by spark-submit in client mode); each barrier task learns its "
+            "partition id and its peers' addresses from BarrierTaskContext (getTaskInfos() and "
+            "an allGather of a free port), builds TF_CONFIG (worker <partition>) and runs "
+            "MultiWorkerMirroredStrategy with a custom training loop as a child process of the "
+            "executor's Python worker, worker 0 hosting the coordination service and "
+            "checkpointing; every task's output as Spark leaves it: in its executor's "
+            "work/<app-id>/<executor-id>/stderr (beside the executor's own log4j lines), with "
+            "the driver's output and, for two thirds of the runs, the master's and workers' "
+            "daemon logs",
+            # worker 0 hosts the coordination service and checkpoints: the chief; the last
+            # partition is the one a two-partition stage leaves out. TensorFlow runs in a child
+            # of the barrier task's Python worker (as TensorFlowOnSpark's background mode and
+            # Horovod's Spark runner run theirs; spark-tensorflow-distributor runs it in the
+            # Python worker itself): its stdout and stderr are the Python worker's, which Spark
+            # copies into the executor's stderr; the child gets SIGTERM when the Python worker
+            # goes (PR_SET_PDEATHSIG). The barrier stage is a ResultStage (collect()): when a
+            # task fails Spark kills the others and aborts the job ('Could not recover from a
+            # failed barrier ResultStage'), no retry, so each run has one attempt. A missing
+            # task is a stage of two partitions whose tasks' TF_CONFIG lists a third worker
+            # (barrier mode gang-schedules: Spark starts all of a stage's tasks or none); a port
+            # bound is the free port a barrier task picked and released, taken by another
+            # process before its TensorFlow worker bound it; an executor lost is SIGKILL to the
+            # executor JVM that hosts the target. Not recorded: preempt-worker-checkpoint (the
+            # task's TensorFlow caught the SIGTERM and ended with exit 0, twice); no HDF5 cell.
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-spark",
+            naming_start=0,
+            config="spark",
+            namings=spark.NAMINGS,
+        ),
     ]
 }
 
@@ -627,6 +669,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", 3),
                 ("pss_systemd", 3),
                 ("mwms_mpi", 3),
+                ("mwms_spark", 3),
             ),
         ),
         Fault(
@@ -757,6 +800,12 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_mpi", "worker", "checkpoint"),
                 ("mwms_mpi", "chief", "checkpoint"),
+                # mwms_spark: each role at each phase (its worker at start-up is in _all)
+                ("mwms_spark", "chief", "startup"),
+                ("mwms_spark", "worker", "training"),
+                ("mwms_spark", "chief", "training"),
+                ("mwms_spark", "worker", "checkpoint"),
+                ("mwms_spark", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -799,6 +848,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
                 ("mwms_mpi", "chief", "training"),
+                ("mwms_spark", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -808,9 +858,10 @@ FAULTS: dict[str, Fault] = {
             "preemption",
             "preemption",
             "job_signal",
-            "The scheduler cancels the job: SIGTERM to mpirun (the batch script's process), "
-            "which ends every rank; the chief (rank 0) is named as the first to go.",
-            (("mwms_mpi", "chief", "training"),),
+            "The scheduler cancels the job: SIGTERM to the job's launcher process (mpirun, the "
+            "batch script's process; spark-submit, the Spark driver), which ends every task; "
+            "the chief (rank 0, worker 0) is named as the first to go.",
+            (("mwms_mpi", "chief", "training"), ("mwms_spark", "chief", "training")),
             sig=signal.SIGTERM,
         ),
         Fault(
@@ -853,7 +904,9 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
+                ("mwms_spark", "chief", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -900,7 +953,9 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
+                ("mwms_spark", "chief", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -926,6 +981,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -946,6 +1002,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
             args=("--slow-sleep", "0.5"),
         ),
@@ -975,6 +1032,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
         ),
         Fault(
@@ -1007,6 +1065,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -1039,6 +1098,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "startup"),
                 ("pss_systemd", "ps", "startup"),
                 ("mwms_mpi", "chief", "startup"),
+                ("mwms_spark", "chief", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -1069,6 +1129,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1097,6 +1158,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1125,6 +1187,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1152,6 +1215,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1185,6 +1249,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "startup"),
                 # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
                 ("mwms_mpi", "last", "startup"),
+                ("mwms_spark", "last", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1216,6 +1281,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1242,6 +1308,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1277,6 +1344,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_spark", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1308,6 +1376,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_spark", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1341,6 +1410,17 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "training"),
             ),
             sig=signal.SIGKILL,
+        ),
+        Fault(
+            "executor_lost",
+            "crash",
+            "node_crash",
+            "executor_kill",
+            "The Spark executor JVM that hosts the target is SIGKILLed (an executor lost: its "
+            "host's OOM killer, a node going away); the target's Python worker and TensorFlow "
+            "worker go with it.",
+            (("mwms_spark", "worker", "training"), ("mwms_spark", "chief", "training")),
+            must_fail=True,
         ),
         Fault(
             "kill_onfailure",
@@ -1394,6 +1474,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return systemd.raw_name(node)
     if naming in mpi.NAMINGS:
         return mpi.raw_name(node)
+    if naming in spark.NAMINGS:
+        return spark.WORK_DIR
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -1727,7 +1809,7 @@ def _wait_end(lab: Lab, style: Style, stopped: set[str], *, grace: float, idle: 
         f"job time limit reached, sending SIGTERM to {', '.join(alive)}",
         "time_limit",
     )
-    for node in alive:
+    for node in alive if not lab.job_ends_tasks else ():
         with contextlib.suppress(ProcessLookupError):
             os.kill(lab.procs[node].popen.pid, signal.SIGTERM)
     time.sleep(5)
@@ -1850,6 +1932,7 @@ class _Run:
     dockerd: compose.Dockerd | None = None  # the compose style's daemon (its containers' logs)
     journal: systemd.Journald | None = None  # the systemd style's PID 1 and journald
     mpi: mpi.Mpirun | None = None  # the mpi style's one real mpirun (its output, its ranks)
+    spark: spark.Spark | None = None  # the spark style's cluster, application and tasks
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -1918,7 +2001,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         delayed[target] = 3.0
     if fault.kind == "late":
         delayed[target] = 15.0
-    if fault.kind == "squatter":
+    if fault.kind == "squatter" and style.config != "spark":
         port = _port(cluster[target.split(":")[0]][int(target.split(":")[1])])
         if not lab.squat(port):
             raise CellError("squatter could not bind")
@@ -1976,6 +2059,19 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.mpi.job_event
         run.extra["mpi_output"] = mpi.OUTPUT_FORMS[cell.naming]
         run.extra["batch_job_id"] = run.mpi.job
+    plan: dict = {}
+    if style.config == "spark":
+        missing = spark.check()
+        if missing:
+            raise CellError(missing)
+        if run.missing and run.missing != nodes[-len(run.missing) :]:
+            raise CellError("a stage of fewer partitions leaves out the last tasks only")
+        tasks = [n for n in nodes if n not in run.missing]
+        run.spark = spark.Spark(lab.out_dir, cell.naming, cell.seed, tasks, lab.scratch)
+        lab.job_log = run.spark.job_event
+        lab.job_ends_tasks = True
+        run.extra["spark_output"] = spark.OUTPUT_FORMS[cell.naming]
+        plan = _spark_plan(style, fault, cluster, specs, target, run, delayed, env)
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2028,6 +2124,13 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             node_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             run.mpi.add(node, python or sys.executable, TASKS_DIR / style.script, args, node_env)
             return
+        if style.config == "spark":  # the barrier task's child: its args and interpreter
+            key = str(nodes.index(node))
+            plan.setdefault("args", {})[key] = args
+            plan.setdefault("python", {})[key] = python or sys.executable
+            log_style = "python" if node in style.python_log else "absl"
+            plan.setdefault("node_env", {})[key] = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
+            return
         exec_python = python
         if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
             host = systemd.HOSTS[node]
@@ -2053,19 +2156,33 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         run.kubelet.restarter = start
     if run.journal is not None:
         run.journal.restarter = start
+    inside = run.mpi is not None or run.spark is not None  # delays made inside the job
     for node in nodes:
-        if node in run.missing or (node in delayed and run.mpi is None):
+        if node in run.missing or (node in delayed and not inside):
             continue
         start(node)
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
+    if run.spark is not None:
+        try:
+            run.spark.start_cluster()
+        except RuntimeError as exc:
+            raise CellError(str(exc)) from exc
+        run.spark.submit_app(lab, plan, len(nodes) - len(run.missing))
+        run.extra["spark_submit_started_utc"] = utc_now()
+        if fault.kind == "squatter":  # the port the target's task picked, before TF binds it
+            port = run.spark.own_port(target)
+            if port is None or not lab.squat(port):
+                raise CellError("squatter could not bind the target's port")
+            run.extra["bound_port"] = port
+            lab.mark_fault()
     if fault.kind == "args":
         lab.mark_fault()
     for node, delay in delayed.items():
         time.sleep(delay)
         run.extra.setdefault("late_start_utc", {})[node] = utc_now()
-        if run.mpi is None:
+        if not inside:
             start(node)
         if fault.kind == "late":
             lab.mark_fault()
@@ -2086,7 +2203,16 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if fault.kind == "job_signal":  # the scheduler cancels the job: SIGTERM to mpirun
         _wait_phase(lab, style, cell.phase, target)
         lab.mark_fault()
-        run.mpi.signal_mpirun(fault.sig, "cancel")
+        if run.spark is not None:  # ... or to spark-submit (the driver)
+            run.spark.cancel()
+        else:
+            run.mpi.signal_mpirun(fault.sig, "cancel")
+        run.offsets = {n: len(lab.read(n)) for n in lab.procs}
+    if fault.kind == "executor_kill":  # an executor lost: SIGKILL to the target's executor
+        _wait_phase(lab, style, cell.phase, target)
+        lab.mark_fault()
+        run.extra["executor_killed"] = run.spark.executors[target][0]
+        run.extra["executor_pid"] = run.spark.kill_executor(target)
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
     if fault.kind == "throttle":
         _wait_phase(lab, style, "training", target)
@@ -2094,10 +2220,61 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         _throttle(lab, target)
 
     idle = 20.0
-    run.ended_by = _wait_end(lab, style, run.stopped, grace=45.0, idle=idle)
+    # a Spark job's first step comes after its daemons, driver, executors and Python workers
+    # started (40 s and more on two busy cores)
+    grace = 120.0 if style.config == "spark" else 45.0
+    run.ended_by = _wait_end(lab, style, run.stopped, grace=grace, idle=idle)
     if fault.kind in ("hdf5",):
         time.sleep(0.5)
     return run
+
+
+def _spark_plan(
+    style: Style,
+    fault: Fault,
+    cluster: dict,
+    specs: dict,
+    target: str | None,
+    run: _Run,
+    delayed: dict[str, float],
+    env: dict,
+) -> dict:
+    """The application's plan (spark_app.py --plan): what each barrier task does beyond the
+    healthy path. Its ports are picked by the tasks at run time, so a spec fault is an edit
+    of the gathered cluster: a peer's port replaced, a worker added, another index; a
+    missing task's address and a shared port are the ones the lab picked."""
+    nodes = style.nodes
+    plan: dict = {
+        "env": {
+            "PYTHONUNBUFFERED": "1",
+            "CUDA_VISIBLE_DEVICES": "",
+            "TFDIAG_LAB_STOP_FILE": "",  # no goodbye: the job ends when its tasks end
+            "OMP_NUM_THREADS": "1",
+            "TZ": "UTC",
+            **env,
+        },
+        "delay": {str(nodes.index(n)): d for n, d in delayed.items()},
+    }
+    if run.missing:  # every task's TF_CONFIG lists the workers no partition runs
+        plan["extra_workers"] = [specs[n]["cluster"]["worker"][nodes.index(n)] for n in run.missing]
+    if target is None:
+        return plan
+    key = str(nodes.index(target))
+    if fault.kind == "tfconfig":
+        if fault.name == "wrong_address":
+            peer = run.extra["peer"]
+            edit = {"kind": fault.name, "peer": nodes.index(peer)}
+            edit["port"] = _port(run.extra["wrong_address"])
+        elif fault.name == "wrong_count":
+            edit = {"kind": fault.name, "extra": specs[target]["cluster"]["worker"][-1]}
+        else:
+            edit = {"kind": fault.name, "index": specs[target]["task"]["index"]}
+        plan["spec"] = {key: edit}
+    if fault.kind == "dup_port":  # the script's fixed port, on both tasks of one host
+        port = _port(run.extra["shared_address"])
+        peer = run.extra["port_shared_with"]
+        plan["fixed_port"] = {key: port, str(nodes.index(peer)): port}
+    return plan
 
 
 def _mpi_env(lab: Lab, env: dict) -> dict[str, str]:
@@ -2175,7 +2352,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         if first != -9 or not run.journal.restarts.get(target):
             raise CellError(f"{target} was not restarted after its SIGKILL: {first}, {codes}")
     elif fault.name in ("preempt", "preempt_job"):
-        if codes.get(target) not in (-15, -9, 42, 143):
+        # a cancelled Spark application: pyspark's daemon ends its workers' process group
+        # with SIGHUP when its executor is stopped
+        hup = (-1,) if fault.name == "preempt_job" and style.config == "spark" else ()
+        if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
         if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
             run.expect.append((target, r"received termination notice|Termination caught"))
@@ -2342,6 +2522,14 @@ SYSTEMD_TIMEOUT_NOTE = (
 )
 
 
+SPARK_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as a workflow scheduler's "
+    "timeout does: SIGTERM to spark-submit, whose shutdown hook stops the SparkContext and "
+    "has the executors killed (their Python workers and TensorFlow workers go with them); "
+    "the scheduler wrote no line of it."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -2395,6 +2583,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             node_files[n] = [(parent / x).as_posix() for x in names]
     if run.mpi is not None:
         node_files = {n: run.mpi.node_files(n) for n in lab.procs}
+    if run.spark is not None:
+        node_files = {n: run.spark.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s TensorFlow worker was never found in an executor")
     for n in run.missing:
         node_files[n] = []
     evidence = _find_evidence(out_dir, node_files, [*run.expect, *cell.expect])
@@ -2412,7 +2605,12 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     notes += "."
     if run.missing:
         notes += " Never started (no log): " + ", ".join(run.missing) + "."
-    if run.stopped and run.mpi is not None:
+    if run.stopped and run.spark is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the end of its Spark "
+            "task or the final SIGKILL ended it."
+        )
+    elif run.stopped and run.mpi is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until mpirun's abort of the "
             "job or the final SIGKILL ended it."
@@ -2432,6 +2630,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += SYSTEMD_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "mpi":
         notes += MPI_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "spark":
+        notes += SPARK_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2507,6 +2707,24 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 " The scheduler cancelled the job by SIGTERM to mpirun; mpirun ended its ranks."
             )
         run.mpi.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.spark is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s TensorFlow worker process (the "
+                f"child of its barrier task's Python worker), SIGKILL after "
+                f"{PREEMPT_GRACE:.0f} s if it is still there."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The scheduler cancelled the application by SIGTERM to spark-submit (client "
+                "mode: the driver); its shutdown hook stopped the SparkContext."
+            )
+        if "right_address" in truth:  # the peer's address as its task gathered it
+            spec = run.spark.tf_config(truth["peer"])
+            if spec is not None:
+                truth["right_address"] = spec["cluster"]["worker"][spec["task"]["index"]]
+        run.spark.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
