@@ -85,6 +85,15 @@ LINE_FORMATS: tuple[LineFormat, ...] = (
         r"(?P<message>.*)$",
         r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d",
     ),
+    # log4j's pattern "%d{yy/MM/dd HH:mm:ss} %p %c{1}: %m" (Apache Spark's default for its
+    # daemons, drivers and executors: conf/log4j2.properties.template): a two-digit year
+    LineFormat(
+        "log4j_short",
+        r"^(?P<date>\d{2}/\d{2}/\d{2}) (?P<time>\d{2}:\d{2}:\d{2}(?:[.,]\d+)?) "
+        r"(?P<level>TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL) (?P<logger>[\w.$-]+): "
+        r"(?P<message>.*)$",
+        r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d",
+    ),
     LineFormat(
         "python_basic",
         r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):(?P<logger>[\w.]+):(?P<message>.*)$",
@@ -157,6 +166,7 @@ _LEVELS = {
     "F": "FATAL",
     "WARN": "WARNING",
     "CRITICAL": "FATAL",
+    "TRACE": "DEBUG",
 }
 _TRACEBACK_START = "Traceback (most recent call last):"
 _TRACEBACK_JOINERS = (
@@ -568,9 +578,12 @@ class Keep:
 _ERROR_LEVEL = (
     r"^[EF]\d{4} \d\d:|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[.\d]*: [EF] "
     r"|^\S+ \S+ - (?:ERROR|CRITICAL|FATAL) - |^(?:ERROR|CRITICAL|FATAL):"
+    r"|^\d\d/\d\d/\d\d \d\d:\d\d:\d\d[.,\d]* (?:ERROR|FATAL) "
 )
 #: A line that carries its own timestamp (one of the timed line formats).
-_HAS_TIME = r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:)"
+_HAS_TIME = (
+    r"^(?:\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:|\d\d/\d\d/\d\d \d\d:\d\d:\d\d)"
+)
 _GROUP_STARTS = r"^Traceback \(most recent call last\):$|\*\*\* Begin stack trace \*\*\*"
 _MAX_GROUP_LINES = 500
 

@@ -110,7 +110,7 @@ def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint
     stem = _LOG_SUFFIX_RE.sub("", name)
     job = index = None
     for text in (stem, *reversed(parents)):
-        matches = list(_NAME_RE.finditer(text))
+        matches = [m for m in _NAME_RE.finditer(text) if not _in_class_name(text, m)]
         if matches:
             last = matches[-1]
             job = last["job"].lower()
@@ -121,6 +121,17 @@ def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint
                     index = int(trailing[1])
             break
     return NameHint(job, index, name if rotation else logical_name, rotation)
+
+
+#: A Java class's package path (``org.apache.spark.deploy.``): a JVM daemon's log is named
+#: after its class (spark-daemon.sh, hadoop-daemon.sh: ``spark-root-org.apache.spark.deploy.
+#: worker.Worker-1-host.out``), whose words are no task's name.
+_PACKAGE_PATH_RE = re.compile(r"(?:[a-z][a-z0-9_]*\.){3,}$")
+
+
+def _in_class_name(text: str, m: re.Match) -> bool:
+    """Is this job word part of a fully qualified class name (after a package path)?"""
+    return bool(_PACKAGE_PATH_RE.search(text, 0, m.start() + 1))
 
 
 def _parse_mapping(text: str) -> dict | None:

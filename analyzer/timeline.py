@@ -166,6 +166,9 @@ def resolve_times_of(
     wts, date, time, zone, md = col("wts"), col("date"), col("time"), col("tz"), col("md")
     from_wrapper = _zoned(wts) if wts.null_count < n else nulls
     time_dot = pc.replace_substring(time, ",", ".")
+    if date.null_count < n and pc.any(pc.match_substring(date, "/")).as_py():
+        # log4j's two-digit year (yy/MM/dd, Spark's default): this century's
+        date = pc.replace_substring_regex(date, r"^(\d\d)/(\d\d)/(\d\d)$", r"20\1-\2-\3")
     dated_local = (
         _stamp(_space(date, " ", time_dot)) if date.null_count < n else pa.nulls(n, _NAIVE)
     )

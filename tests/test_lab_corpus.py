@@ -188,6 +188,38 @@ KNOWN_WRONG: dict[str, str] = {
         "(its peers' first errors are timeouts: their heartbeat RPCs to it), but no timeout was "
         "set; the truth calls the coordination service's heartbeat check coordination_failure"
     ),
+    # mwms_spark: held out; measured once untouched (18/34, measurements/mwms_spark-untouched.txt),
+    # then tuned on (log4j's yy/MM/dd lines, JVM daemons' class-named logs, a frozen task's end
+    # reported after its peers gave up on it; see protocol.json): these remain.
+    "mwms_spark/block-worker-training-spark_submit_log": (
+        "says worker:2 / node_crash: a task blocked in a synchronous step (not decidable, as "
+        "mwms_ctl/block-worker-training-pod); Spark's teardown reports of every task's Python "
+        "worker ('exited unexpectedly (crashed)') carry log4j's whole seconds and tie"
+    ),
+    "mwms_spark/kill-worker-startup-spark_submit_log": (
+        "says worker:0 / node_crash (a tie, 4 vs 4 with worker:1): the killed task's exit and "
+        "its peers' teardown exits are reported in the same log4j second, so nothing orders them"
+    ),
+    "mwms_spark/preempt-worker-training-spark_submit_log": (
+        "says worker:0 / node_crash: worker:1 logged 'Member 1 has received termination notice' "
+        "4 s before worker:0's exit report, yet worker:0's is read as earlier; not analysed "
+        "further this session (the clock estimate over log4j's whole seconds is a suspect)"
+    ),
+    "mwms_spark/preempt_job-chief-training-spark_executors": (
+        "says worker:0 / node_crash (right node): the application was cancelled (SIGTERM to "
+        "spark-submit); the tasks end by pyspark's SIGHUP and Spark reports each Python worker "
+        "as crashed; no line says the job was cancelled from outside"
+    ),
+    "mwms_spark/stall_deadline-worker-training-spark_submit_log": (
+        "says worker:0 / deadline_exceeded (a tie, 4 vs 4 with worker:1): the frozen worker:1's "
+        "exit report and the leader's come in the same log4j second after the peers' collective "
+        "timeouts; endings.woken_waited_on leaves out tasks with an error of their own"
+    ),
+    "mwms_spark/wrong_address-worker-startup-spark_workers": (
+        "says worker:1 / node_crash (right node): its peers wait for it at start-up ('Example "
+        "stragglers'), and Spark's report that its Python worker crashed, at the time limit, is "
+        "taken for its own first error over the spec it printed"
+    ),
     "tfjob_k8s/kill-worker-checkpoint-k8s_containers": (
         "says chief:0 / node_crash (0.35): the serving workers' logs stop with no goodbye after "
         "the chief said it finished, and the chief's own log then stops with no goodbye too: "
@@ -281,9 +313,8 @@ def test_the_corpus_is_large_and_covers_every_style():
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
     # (the fifteenth) was measured once untouched (9/37), then tuned on; so was mwms_compose
     # (the sixteenth: 20/32), pss_systemd (the seventeenth: 17/37) and mwms_mpi (the
-    # eighteenth: 17/32); mwms_spark (the nineteenth) is held out and untouched: its runs
-    # were recorded without looking at tfdiag's verdicts on them
-    assert untouched_styles([str(CORPUS)]) == {"mwms_spark"}
+    # eighteenth: 17/32) and mwms_spark (the nineteenth: 18/34)
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f

@@ -59,6 +59,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
             return "cluster_spec_mismatch", None
         if shared_write(node, c, ev) is not None:
             return "concurrent_write", None  # its error names a file several tasks wrote
+        if category == "node_crash" and (gave_up := _gave_up_before_exit(node, c, ev)):
+            return gave_up, None
         return category, c.intrinsic.get("pattern_id")
     if spec_odd or node in ev.consistency.duplicates:
         return "cluster_spec_mismatch", None
@@ -276,6 +278,47 @@ def _peers_gave_up(node: str, ev: Case) -> str | None:
     heartbeat = error_texts(firsts).str.contains(HEARTBEAT_RPC_RE) & (node == leader)
     gave_up = (firsts["category"] == "coordination_failure") & (
         firsts.index.isin(list(naming)) | heartbeat
+    )
+    if gave_up.mean() > 0.5:
+        return "coordination_failure"
+    return None
+
+
+def _gave_up_before_exit(node: str, c: Candidate, ev: Case) -> str | None:
+    """A task whose own first error says it ended (an exit, a kill: ``node_crash``) only after
+    its peers had given up waiting on it had stopped answering before it ended: the launcher or
+    the job's teardown ended it (a frozen process killed when the job failed). Read as
+    :func:`_peers_gave_up` reads a silent task's peers, on their first errors before its end
+    (those naming it; when none does, their first errors): timeouts (heartbeats to the
+    coordination service left out) → ``deadline_exceeded``; the service's heartbeat check
+    naming it, or its peers' heartbeats to it timing out when it hosts the service →
+    ``coordination_failure``; a closed connection → None (it was gone first)."""
+    t = _utc(pd.Series([c.intrinsic.get("ts")]))  # type: ignore[union-attr]
+    if t.isna().all():
+        return None
+    ended = _corrected_times(pd.Series([node]), t, ev.clock).iloc[0]
+    peers = ev.errors[ev.errors["node"] != node]
+    if peers.empty:
+        return None
+    times = _corrected_times(peers["node"], _utc(peers["ts"]), ev.clock).set_axis(peers.index)
+    peers = peers[(times < ended).to_numpy(dtype=bool)]
+    b = ev.blames
+    named_rows = [] if b.empty else list(b.loc[b["blamed"] == node, "row"])
+    named = peers[peers.index.isin(named_rows)]
+    firsts = (named if not named.empty else peers).sort_values("ts").drop_duplicates("node")
+    if firsts.empty:
+        return None
+    texts = error_texts(firsts)
+    if texts.str.contains(CLOSED_RE).any():
+        return None  # a refused or reset connection: its process was gone first
+    heartbeat = texts.str.contains(HEARTBEAT_RPC_RE)
+    timed_out = (firsts["category"] == "deadline_exceeded") | texts.str.contains(TIMED_OUT_RE)
+    timed_out &= ~texts.str.contains("is aborted by") & ~heartbeat
+    if timed_out.mean() > 0.5:
+        return "deadline_exceeded"
+    leader = next((n for n in ("chief:0", "master:0", "worker:0") if n in ev.facts), None)
+    gave_up = (firsts["category"] == "coordination_failure") & (
+        firsts.index.isin(named_rows) | (heartbeat & (node == leader))
     )
     if gave_up.mean() > 0.5:
         return "coordination_failure"
