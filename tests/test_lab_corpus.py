@@ -202,8 +202,10 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_spark/preempt-worker-training-spark_submit_log": (
         "says worker:0 / node_crash: worker:1 logged 'Member 1 has received termination notice' "
-        "4 s before worker:0's exit report, yet worker:0's is read as earlier; not analysed "
-        "further this session (the clock estimate over log4j's whole seconds is a suspect)"
+        "first, but Spark relays the failed task's exception ('RuntimeError: TensorFlow worker "
+        "1 exited with code 42') into every executor's log as the barrier stage is cancelled, "
+        "and process.exit_code blames the node that logged it (its 'worker 1' is not read as "
+        "a task name)"
     ),
     "mwms_spark/preempt_job-chief-training-spark_executors": (
         "says worker:0 / node_crash (right node): the application was cancelled (SIGTERM to "
