@@ -155,3 +155,34 @@ def test_recorded_run_has_mpirun_files(truth_path: Path):
     if truth["naming"] == "mpi_timestamp_output":
         tagged = [x for x in lines if mpi.TAG_RE.match(x.encode())]
         assert all(re.match(r"[A-Z][a-z]{2} [A-Z][a-z]{2} ", x) for x in tagged)
+
+
+def test_a_launched_process_reads_as_a_popen_does():
+    import subprocess as sp
+
+    from analyzer.lab.mpi import LaunchedProcess
+
+    class Fake(LaunchedProcess):
+        def __init__(self):
+            self.label, self.found, self.alive, self.code = "worker:1", None, True, None
+
+        def _found_pid(self):
+            return self.found
+
+        def _launcher_alive(self):
+            return self.alive
+
+        def poll(self):
+            return self.code
+
+    task = Fake()
+    task.found = 4242
+    assert task.pid == 4242 and task.returncode is None
+    with pytest.raises(sp.TimeoutExpired):
+        task.wait(timeout=0.1)
+    task.code = -9
+    assert task.wait(timeout=0.1) == -9 and task.returncode == -9
+    gone = Fake()
+    gone.alive = False  # the launcher ended before the task was seen: no pid to wait for
+    with pytest.raises(ProcessLookupError, match="worker:1"):
+        _ = gone.pid

@@ -170,28 +170,34 @@ class ExitEvents:
 
 
 # ----------------------------------------------------------------------------- ranks
-class RankProcess:
-    """One rank as the lab's process table sees it (``poll``, ``wait``, ``pid``,
-    ``returncode`` as a Popen has them): its pid among mpirun's children, its end from the
-    kernel's exit events."""
+class LaunchedProcess:
+    """A task a launcher started, as the lab's process table sees it (``poll``, ``wait``,
+    ``pid``, ``returncode`` as a Popen has them): its pid as the launcher's watcher finds it,
+    its end from the kernel's exit events. A launcher says how (:meth:`_found_pid`,
+    :meth:`_launcher_alive`, :meth:`poll`) and what to call it (``label``)."""
 
-    def __init__(self, mpirun: Mpirun, rank: int):
-        self.mpirun, self.rank = mpirun, rank
+    label = "task"
+
+    def _found_pid(self) -> int | None:
+        raise NotImplementedError
+
+    def _launcher_alive(self) -> bool:
+        raise NotImplementedError
+
+    def poll(self) -> int | None:
+        raise NotImplementedError
 
     @property
     def pid(self) -> int:
         end = time.monotonic() + 60
         while time.monotonic() < end:
-            pid = self.mpirun.pids.get(self.rank)
+            pid = self._found_pid()
             if pid is not None:
                 return pid
-            if self.mpirun.popen is None or self.mpirun.popen.poll() is not None:
+            if not self._launcher_alive():
                 break
             time.sleep(0.05)
-        raise ProcessLookupError(f"rank {self.rank} has no process")
-
-    def poll(self) -> int | None:
-        return self.mpirun.rank_code(self.rank)
+        raise ProcessLookupError(f"{self.label} has no process")
 
     @property
     def returncode(self) -> int | None:
@@ -204,8 +210,25 @@ class RankProcess:
             if code is not None:
                 return code
             if end is not None and time.monotonic() >= end:
-                raise subprocess.TimeoutExpired(f"rank {self.rank}", timeout)
+                raise subprocess.TimeoutExpired(self.label, timeout)
             time.sleep(0.05)
+
+
+class RankProcess(LaunchedProcess):
+    """One rank: its pid among mpirun's children."""
+
+    def __init__(self, mpirun: Mpirun, rank: int):
+        self.mpirun, self.rank = mpirun, rank
+        self.label = f"rank {rank}"
+
+    def _found_pid(self) -> int | None:
+        return self.mpirun.pids.get(self.rank)
+
+    def _launcher_alive(self) -> bool:
+        return self.mpirun.popen is not None and self.mpirun.popen.poll() is None
+
+    def poll(self) -> int | None:
+        return self.mpirun.rank_code(self.rank)
 
 
 class Mpirun:

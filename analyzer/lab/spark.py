@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from ._runner import TASKS_DIR, free_ports
-from .mpi import ExitEvents, wait_code
+from .mpi import ExitEvents, LaunchedProcess, wait_code
 
 NAMINGS = ("spark_executors", "spark_workers", "spark_submit_log")
 LOG_DIR = "logs"  # $SPARK_LOG_DIR (the daemons' .out files)
@@ -145,42 +145,21 @@ def _environ(pid: int) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- tasks
-class TaskProcess:
-    """One TensorFlow worker as the lab's process table sees it (``poll``, ``wait``,
-    ``pid``, ``returncode`` as a Popen has them): found among the executors' descendants,
-    its end from the kernel's exit events."""
+class TaskProcess(LaunchedProcess):
+    """One TensorFlow worker: found among the executors' descendants."""
 
     def __init__(self, spark: Spark, node: str):
         self.spark, self.node = spark, node
+        self.label = node
 
-    @property
-    def pid(self) -> int:
-        end = time.monotonic() + 60
-        while time.monotonic() < end:
-            pid = self.spark.pids.get(self.node)
-            if pid is not None:
-                return pid
-            if not self.spark.driver_alive():
-                break
-            time.sleep(0.05)
-        raise ProcessLookupError(f"{self.node} has no process")
+    def _found_pid(self) -> int | None:
+        return self.spark.pids.get(self.node)
+
+    def _launcher_alive(self) -> bool:
+        return self.spark.driver_alive()
 
     def poll(self) -> int | None:
         return self.spark.task_code(self.node)
-
-    @property
-    def returncode(self) -> int | None:
-        return self.poll()
-
-    def wait(self, timeout: float | None = None) -> int:
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            code = self.poll()
-            if code is not None:
-                return code
-            if end is not None and time.monotonic() >= end:
-                raise subprocess.TimeoutExpired(self.node, timeout)
-            time.sleep(0.05)
 
 
 class Spark:
