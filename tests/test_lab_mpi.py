@@ -186,3 +186,17 @@ def test_a_launched_process_reads_as_a_popen_does():
     gone.alive = False  # the launcher ended before the task was seen: no pid to wait for
     with pytest.raises(ProcessLookupError, match="worker:1"):
         _ = gone.pid
+
+
+def test_a_launched_tasks_code_comes_from_its_exit_event_or_is_unknown():
+    from types import SimpleNamespace
+
+    from analyzer.lab.mpi import ended_code
+
+    launcher = SimpleNamespace(exits=SimpleNamespace(status={7: 9, 8: 42 << 8}), _ended_at=None)
+    assert ended_code(launcher, 7, running=True) == -9  # its exit event: SIGKILL
+    assert ended_code(launcher, 8, running=False) == 42
+    assert ended_code(launcher, 9, running=True) is None  # no event yet, the launcher runs
+    assert ended_code(launcher, 9, running=False) is None  # the launcher just ended: a grace
+    launcher._ended_at -= 5.0
+    assert ended_code(launcher, 9, running=False) == 255  # its end was never seen

@@ -169,6 +169,24 @@ class ExitEvents:
             self.sock.close()
 
 
+def ended_code(launcher, pid: int | None, running: bool) -> int | None:
+    """A launched task's exit code (a negative signal number) from ``launcher.exits``, the
+    kernel's exit events; None while it may still run (``running``: the launcher says so).
+    Once the launcher ended, the last exit events get two seconds (``launcher._ended_at``);
+    255 when its end was never seen (it never came up, or its exit event was lost)."""
+    if pid is not None and launcher.exits is not None and pid in launcher.exits.status:
+        return wait_code(launcher.exits.status[pid])
+    if running:
+        return None
+    if launcher._ended_at is None:
+        launcher._ended_at = time.monotonic()
+    if time.monotonic() - launcher._ended_at < 2.0:
+        return None
+    if pid is not None and launcher.exits is not None and pid in launcher.exits.status:
+        return wait_code(launcher.exits.status[pid])
+    return 255
+
+
 # ----------------------------------------------------------------------------- ranks
 class LaunchedProcess:
     """A task a launcher started, as the lab's process table sees it (``poll``, ``wait``,
@@ -398,19 +416,10 @@ class Mpirun:
             time.sleep(0.02)
 
     def rank_code(self, rank: int) -> int | None:
-        pid = self.pids.get(rank)
-        if pid is not None and self.exits is not None and pid in self.exits.status:
-            return wait_code(self.exits.status[pid])
-        if self.popen is None or self.popen.poll() is None:
-            return None
-        # mpirun ended: every rank ended before it; give the last exit events a moment
-        if self._ended_at is None:
-            self._ended_at = time.monotonic()
-        if time.monotonic() - self._ended_at < 2.0:
-            return None
-        if pid is not None and pid in self.exits.status:
-            return wait_code(self.exits.status[pid])
-        return 255  # its end was not seen (it never came up, or its exit event was lost)
+        # once mpirun ended, every rank ended before it
+        return ended_code(
+            self, self.pids.get(rank), self.popen is None or self.popen.poll() is None
+        )
 
     # ------------------------------------------------------------------ events
     def signal_mpirun(self, sig: int, why: str) -> None:

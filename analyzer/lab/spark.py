@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from ._runner import TASKS_DIR, free_ports
-from .mpi import ExitEvents, LaunchedProcess, wait_code
+from .mpi import ExitEvents, LaunchedProcess, ended_code
 
 NAMINGS = ("spark_executors", "spark_workers", "spark_submit_log")
 LOG_DIR = "logs"  # $SPARK_LOG_DIR (the daemons' .out files)
@@ -390,19 +390,9 @@ class Spark:
 
     def task_code(self, node: str) -> int | None:
         pid = self.pids.get(node)
-        if pid is not None and self.exits is not None and pid in self.exits.status:
-            return wait_code(self.exits.status[pid])
-        if pid is not None and Path(f"/proc/{pid}").exists():
-            return None  # still there (stopped, or outliving the driver)
-        if self.driver_alive():
-            return None
-        if self._ended_at is None:
-            self._ended_at = time.monotonic()
-        if time.monotonic() - self._ended_at < 2.0:
-            return None
-        if pid is not None and pid in self.exits.status:
-            return wait_code(self.exits.status[pid])
-        return 255  # its end was not seen (it never started, or its exit event was lost)
+        # still there (stopped, or outliving the driver), or the driver still runs
+        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.driver_alive()
+        return ended_code(self, pid, running)
 
     # ------------------------------------------------------------------ events
     def cancel(self, why: str = "cancel") -> None:
