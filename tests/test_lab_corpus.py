@@ -190,7 +190,8 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     # mwms_spark: held out; measured once untouched (18/34, measurements/mwms_spark-untouched.txt),
     # then tuned on (log4j's yy/MM/dd lines, JVM daemons' class-named logs, a frozen task's end
-    # reported after its peers gave up on it; see protocol.json): these remain.
+    # reported after its peers gave up on it, or as its only words after theirs; see
+    # protocol.json): these remain.
     "mwms_spark/block-worker-training-spark_submit_log": (
         "says worker:2 / node_crash: a task blocked in a synchronous step (not decidable, as "
         "mwms_ctl/block-worker-training-pod); Spark's teardown reports of every task's Python "
@@ -211,11 +212,6 @@ KNOWN_WRONG: dict[str, str] = {
         "says worker:0 / node_crash (right node): the application was cancelled (SIGTERM to "
         "spark-submit); the tasks end by pyspark's SIGHUP and Spark reports each Python worker "
         "as crashed; no line says the job was cancelled from outside"
-    ),
-    "mwms_spark/stall_deadline-worker-training-spark_submit_log": (
-        "says worker:0 / deadline_exceeded (a tie, 4 vs 4 with worker:1): the frozen worker:1's "
-        "exit report and the leader's come in the same log4j second after the peers' collective "
-        "timeouts; endings.woken_waited_on leaves out tasks with an error of their own"
     ),
     "mwms_spark/wrong_address-worker-startup-spark_workers": (
         "says worker:1 / node_crash (right node): its peers wait for it at start-up ('Example "

@@ -101,3 +101,24 @@ def test_a_frozen_task_ended_after_its_peers_gave_up_is_how_they_lost_it(tmp_pat
 def test_a_frozen_leader_ended_after_its_peers_timed_out_exceeded_a_deadline():
     run = _load("stall_deadline-chief-training-spark_executors")
     assert (run.root_cause.node, run.root_cause.category) == ("worker:0", "deadline_exceeded")
+
+
+def test_a_frozen_task_whose_only_words_are_of_its_end_is_the_one_its_peers_waited_on(tmp_path):
+    # worker:1 froze; its peers' collectives timed out; Spark then ended every task, and
+    # worker:1's last words (after all its peers' first errors) are the report of its end
+    name = "stall_deadline-worker-training-spark_submit_log"
+    run = _load(name)
+    assert (run.root_cause.node, run.root_cause.category) == ("worker:1", "deadline_exceeded")
+    # the same run where worker:1's last words are an error of its own kind (an OOM): it is no
+    # longer a stopped process that only ended
+    dst = tmp_path / "run"
+    shutil.copytree(SPARK / name, dst)
+    own = next(dst.glob("work/*/0/stderr"))  # worker:1's executor (truth.json spark_executors)
+    text = own.read_text(encoding="utf-8").replace(
+        "RuntimeError: TensorFlow worker 2 exited with code 1",
+        "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating "
+        "tensor with shape[1024,1024]",
+    )
+    own.write_text(text, encoding="utf-8")
+    oom = analyzer.load(dst, condensed=True)
+    assert (oom.root_cause.node, oom.root_cause.category) != ("worker:1", "deadline_exceeded")

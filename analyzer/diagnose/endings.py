@@ -249,9 +249,10 @@ def stuck_waited_on(ev: Case) -> str | None:
 def woken_waited_on(ev: Case) -> str | None:
     """The one task whose first error came after every peer's, when those peers' first errors
     are timeouts and its own are only reactions to them being gone (a refused or reset
-    connection: no error of its own kind): a stopped process that the launcher's abort woke
-    (mpirun sends SIGCONT, then SIGTERM, to every rank when one fails), so its log does not stop
-    early and its words come last; its peers had waited on it until their deadlines."""
+    connection: no error of its own kind) or the word that it ended: a stopped process that the
+    launcher's abort woke (mpirun sends SIGCONT, then SIGTERM, to every rank when one fails) or
+    killed (a failed Spark barrier stage ends its other tasks), so its log does not stop early
+    and its words come last; its peers had waited on it until their deadlines."""
     errors = ev.errors
     if errors.empty:
         return None
@@ -264,7 +265,15 @@ def woken_waited_on(ev: Case) -> str | None:
         return None
     node = str(firsts.idxmax())
     others = firsts.drop(node)
-    if node in ev.intrinsic_nodes() or firsts[node] <= others.max():
+    if firsts[node] <= others.max():
+        return None
+    # an error of its own kind is no reaction; the word that it ended (an exit, a kill) is
+    own_kinds = (
+        set()
+        if ev.intrinsic.empty
+        else set(ev.intrinsic.loc[ev.intrinsic["node"].astype(str) == node, "category"].astype(str))
+    )
+    if own_kinds - {"node_crash"}:
         return None
     peers = tasks[tasks["node"].astype(str) != node]
     ptimes = _utc(peers["ts"])
@@ -276,7 +285,9 @@ def woken_waited_on(ev: Case) -> str | None:
     if timed_out.groupby(burst["node"].astype(str)).any().mean() <= 0.5:
         return None
     own = tasks[tasks["node"].astype(str) == node]
-    reacting = own["category"].isin(("connection_unavailable", "coordination_failure"))
+    reacting = own["category"].isin(
+        ("connection_unavailable", "coordination_failure", "node_crash")
+    )
     return node if reacting.all() else None
 
 

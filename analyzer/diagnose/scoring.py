@@ -200,7 +200,8 @@ def score_candidates(ev: Case) -> list[Candidate]:
         cand(woken).add(
             5,
             "its peers' first errors are timeouts, and it spoke only after them, of its peers "
-            "being gone (a stopped process the launcher's abort woke): they waited on it",
+            "being gone or of its own end (a stopped process the launcher's abort woke or "
+            "killed): they waited on it",
         )
     for node in ev.unexplained_exits():
         cand(node).add(2, "its log ends with an uncaught exception that no rule recognised")
