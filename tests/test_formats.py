@@ -247,7 +247,8 @@ def test_group_starts_are_the_lines_the_expression_finds():
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from analyzer.formats import _GROUP_STARTS, _bool, _group_starts
+    from analyzer.formats.groups import GROUP_STARTS, group_starts
+    from analyzer.formats.lines import bools
 
     root = Path(__file__).resolve().parent.parent
     lines = [
@@ -261,9 +262,9 @@ def test_group_starts_are_the_lines_the_expression_finds():
               "x *** Begin stack trace *** y", "*** Begin stack trace **", "", "é*"]  # fmt: skip
     array = pa.array(lines, pa.large_string())
     for part in (array, array.slice(7), array.slice(len(lines) - 10)):
-        expected = _bool(pc.match_substring_regex(part, _GROUP_STARTS))
+        expected = bools(pc.match_substring_regex(part, GROUP_STARTS))
         assert expected.sum() > 0
-        assert (_group_starts(part) == expected).all()
+        assert (group_starts(part) == expected).all()
 
 
 @pytest.mark.parametrize("depth", [3, 31, 32, 33, 120, 700])

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import formats
 from analyzer.evaluate.variants import LAUNCHERS, VARIANTS, WRAPPED_STYLES, write_run
 from analyzer.formats import Keep, parse_lines
+from analyzer.formats.wrappers import FORMAT_RES
 from analyzer.prefixes import learn
 from analyzer.run import load
 
@@ -42,7 +42,7 @@ def test_rays_prefix_is_learned_literal_and_the_lines_parse_as_unwrapped():
     wrapped = b"".join(
         b"(TrainWorker pid=41000, ip=10.0.0.2) " + line + b"\n" for line in plain.splitlines()
     )
-    pattern, source = learn(wrapped.decode().splitlines(), formats._FORMAT_RES)
+    pattern, source = learn(wrapped.decode().splitlines(), FORMAT_RES)
     assert source is None  # one process: nothing varies
     assert pattern.startswith(r"^\(TrainWorker\ pid=41000,\ ip=10\.0\.0\.2\)\ (?P<inner>")
     got, want = parse_lines(wrapped), parse_lines(plain)
@@ -61,7 +61,7 @@ def test_pdsh_hosts_are_each_lines_source(tmp_path: Path, run: Path):
     out = tmp_path / "run"
     write_run(run, out, VARIANTS["launcher-pdsh"])
     text = (out / "all.log").read_text()
-    _, source = learn(text.splitlines()[:400], formats._FORMAT_RES)
+    _, source = learn(text.splitlines()[:400], FORMAT_RES)
     assert source == "rank"
     parsed = parse_lines(text.encode())
     assert parsed.wrapper == "learned"
@@ -98,7 +98,7 @@ def test_a_time_in_the_prefix_is_not_the_lines_time():
     # behind "[<ISO time>] " is read by its own format, not as a Python logging line
     lines = _lines("worker-1.log")
     stamped = [f"[2026-11-23T19:11:{i % 60:02d}.500Z] {line}" for i, line in enumerate(lines)]
-    pattern, _ = learn(stamped, formats._FORMAT_RES)
+    pattern, _ = learn(stamped, FORMAT_RES)
     assert "wts" not in pattern
     got, want = parse_lines("\n".join(stamped).encode()), parse_lines("\n".join(lines).encode())
     assert got.wrapper == "learned" and got.formats == want.formats
@@ -120,20 +120,20 @@ def test_no_recorded_file_gets_a_learned_prefix(path: Path):
 
 def test_a_quoted_or_indented_paste_is_not_a_launcher():
     lines = _lines("worker-1.log")[:40]
-    assert learn(["    " + s for s in lines], formats._FORMAT_RES) is None  # blanks only
+    assert learn(["    " + s for s in lines], FORMAT_RES) is None  # blanks only
     # most lines start with a format: the few that do not are not a prefix
     mixed = [("x " + s if i % 4 == 0 else s) for i, s in enumerate(lines)]
-    assert learn(mixed, formats._FORMAT_RES) is None
+    assert learn(mixed, FORMAT_RES) is None
 
 
 def test_most_lines_must_carry_the_prefix():
     lines = _lines("worker-1.log")
     most = [f"h{i % 3}: {s}" if i % 3 else s for i, s in enumerate(lines)]  # two in three
-    pattern, source = learn(most, formats._FORMAT_RES)
+    pattern, source = learn(most, FORMAT_RES)
     assert source == "rank"
     assert all(re.match(pattern, s) for s in most[1::3] + most[2::3])
     few = [f"h{i % 3}: {s}" if i % 3 == 0 else s for i, s in enumerate(lines)]  # one in three
-    assert learn(few, formats._FORMAT_RES) is None
+    assert learn(few, FORMAT_RES) is None
 
 
 #: runs a launcher's prefix still changes, and why (measurements/launchers.md)
@@ -178,12 +178,12 @@ def test_a_huge_line_and_an_id_per_line_are_not_a_problem():
     lines = _lines("worker-1.log")
     # a different word on every line (a request id) is not a source: no rank
     ided = [f"req-{i:05x}a | {s}" for i, s in enumerate(lines)]
-    pattern, source = learn(ided, formats._FORMAT_RES)
+    pattern, source = learn(ided, FORMAT_RES)
     assert source is None and re.match(pattern, ided[3])
     # one line of 8 MB among them: learned the same, and parsed whole
     wrapped = [f"(pid=7) {s}" for s in lines]
     wrapped[5] = "(pid=7) I1123 19:11:46.548602 1 x.cc:1] " + "z" * (8 << 20)
-    pattern, _ = learn(wrapped, formats._FORMAT_RES)
+    pattern, _ = learn(wrapped, FORMAT_RES)
     assert pattern.startswith(r"^\(pid=7\)\ ")
     parsed = parse_lines("\n".join(wrapped).encode())
     assert parsed.wrapper == "learned" and parsed.lines_read == len(lines)
@@ -195,7 +195,7 @@ def test_a_timestamp_prefix_on_lines_that_hold_no_time_of_their_own():
     lines = [s for s in _lines("worker-0.log") if s.startswith("INFO:tensorflow:")]
     assert len(lines) > 20
     stamped = [f"[2026-11-23T19:11:46.{i:03d}Z] {s}" for i, s in enumerate(lines)]
-    pattern, _ = learn(stamped, formats._FORMAT_RES)
+    pattern, _ = learn(stamped, FORMAT_RES)
     parsed = parse_lines("\n".join(stamped).encode())
     assert set(parsed.formats) == {"python_basic"}
     assert re.match(pattern, stamped[0]).group("inner") == lines[0]

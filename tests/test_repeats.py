@@ -12,7 +12,8 @@ import pyarrow as pa
 import pytest
 
 import analyzer.run as run_module
-from analyzer.formats import Keep, _collapse, parse_lines, templates
+from analyzer.formats import Keep, Lines, parse_lines, templates
+from analyzer.formats.repeats import collapse
 from analyzer.run import load
 from tests.conftest import ROOT, SAMPLE_LOGS
 
@@ -54,7 +55,7 @@ def _templates_by_re2(message: pa.Array) -> pa.Array:
     """The template as RE2 alone makes it (the reference :func:`templates` must equal)."""
     import pyarrow.compute as pc
 
-    from analyzer.formats import _NAMES_TASK, _NUMBERS, _TEMPLATE_MASK
+    from analyzer.formats.repeats import _NAMES_TASK, _NUMBERS, _TEMPLATE_MASK
 
     text = pc.fill_null(message, "")
     coarse = pc.replace_substring_regex(text, pattern=_NUMBERS, replacement="#")
@@ -83,7 +84,7 @@ def test_templates_equal_the_re2_masking_on_every_corpus_line():
 def test_templates_equal_the_re2_masking_whatever_the_piece_size(monkeypatch):
     import random
 
-    import analyzer.formats as formats
+    import analyzer.formats.repeats as formats
 
     rnd = random.Random(1)
     parts = ["0", "1", "9", "x", "0x", "a", "f", "task:", "worker:", "ps:", "k", ":", "#", " ", "é"]
@@ -120,7 +121,7 @@ def test_templates_by_shape_equal_the_re2_masking_where_lines_repeat():
 def test_lines_naming_a_task_are_masked_once_per_task_not_once_per_line(monkeypatch):
     """A crash loop repeats a line that names a task thousands of times with new times: the
     exact masking (which keeps the task's number) runs on one line per shape and task."""
-    import analyzer.formats as formats
+    import analyzer.formats.repeats as formats
 
     masked_rows: list[int] = []
     real = formats._masked
@@ -147,12 +148,11 @@ def test_lines_naming_a_task_are_masked_once_per_task_not_once_per_line(monkeypa
 def test_a_condensed_parse_is_the_same_whether_it_shapes_the_file_or_not(monkeypatch):
     """Where most lines are candidates the condensed parse hashes each line's digit shape once
     for the whole file; the events it keeps and their counts are those of masking each line."""
-    import analyzer.formats as formats
 
     data = _repeated_log(3000) + b"# 12 a comment\n## 7 another\n" * 50
     keep = Keep(pattern="rendezvous|comment|another")
     shaped = parse_lines(data, keep).table
-    monkeypatch.setattr(formats.Lines, "shapes", lambda self: None)
+    monkeypatch.setattr(Lines, "shapes", lambda self: None)
     masked = parse_lines(data, keep).table
     assert shaped.num_rows < 3000 // 4 and shaped.equals(masked)
     assert sum(shaped["repeats"].to_pylist()) == sum(masked["repeats"].to_pylist())
@@ -162,7 +162,7 @@ def test_collapse_keeps_first_and_last_and_counts_the_rest():
     key = pa.array(["a"] * 10 + ["b"] * 3)
     pinned = np.zeros(13, dtype=bool)
     timed = np.ones(13, dtype=bool)
-    keep, repeats = _collapse(key, pinned, timed, 2)
+    keep, repeats = collapse(key, pinned, timed, 2)
     assert keep.tolist() == [True, True] + [False] * 6 + [True, True] + [True] * 3
     assert repeats[keep].sum() == 13
     assert repeats[1] == 7  # the last kept before the gap stands for itself and the 6 left out
@@ -173,7 +173,7 @@ def test_collapse_keeps_pinned_and_the_time_of_an_untimed_event():
     pinned = np.zeros(7, dtype=bool)
     pinned[3] = True
     timed = np.array([True] * 6 + [False])
-    keep, repeats = _collapse(key, pinned, timed, 1)
+    keep, repeats = collapse(key, pinned, timed, 1)
     assert keep[3]  # pinned
     assert keep[5] and keep[6]  # the untimed event and the timed one it takes its time from
     assert repeats[keep].sum() == 7
