@@ -47,8 +47,8 @@ from analyzer.formats.catalog import (
 from analyzer.formats.events import parse_lines
 from analyzer.formats.lines import Lines, ParsedLines, decode, split_lines
 from analyzer.formats.many import SMALL_FILE, parse_many
-from analyzer.formats.select import Keep
 from analyzer.formats.repeats import templates
+from analyzer.formats.select import Keep
 
 __all__ = [
     "LINE_FORMATS",

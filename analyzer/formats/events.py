@@ -9,8 +9,8 @@ import pyarrow.compute as pc
 from analyzer.formats.catalog import LEVELS, LINE_FORMATS, PART_FIELDS, TRACEBACK_START, Wrapper
 from analyzer.formats.groups import attach_continuations, group_spans, joined
 from analyzer.formats.lines import Lines, ParsedLines, bools, decode, split_lines
-from analyzer.formats.select import Keep, select
 from analyzer.formats.repeats import collapse, templates
+from analyzer.formats.select import Keep, select
 from analyzer.formats.wrappers import detect_wrapper, nested_wrapper, unwrap
 
 
