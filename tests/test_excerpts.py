@@ -109,8 +109,11 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: Python 2's "'module' object has no attribute" as a missing symbol (version_mismatch) and NCCL
 #: 2.19's "NET/Plugin : dlerror=... No plugin found" as the harmless plugin fallback; ``all``
 #: 532/570, 234/237. Left: mpirun's "exited on signal 9 (Killed)" alone, called a host OOM.
-MIN_EXCERPTS = 807
-MIN_BENIGN = 237
+#: ``fresh18`` (33 excerpts, 12 benign; committed before any verdict, not yet measured; from
+#: public repositories' files rather than issue threads) raised the totals below
+#: (807 -> 840 excerpts, 237 -> 249 benign).
+MIN_EXCERPTS = 840
+MIN_BENIGN = 249
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -155,7 +158,7 @@ MIN_BENIGN_CLEAN = {
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh18"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh19"})
 
 
 def _rows() -> list[dict[str, str]]:

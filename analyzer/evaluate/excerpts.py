@@ -46,6 +46,7 @@ NAMED_SPLITS = (
     "fresh15",
     "fresh16",
     "fresh17",
+    "fresh18",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
