@@ -65,13 +65,18 @@ TEMPLATES: tuple[tuple[str, str], ...] = (
     (
         "step_line",
         r"(?i)\b(?:global[_ ]?)?step\b[\s:=#]*(?P<step>\d+)\s*(?:/|of)\s*(?P<total>\d+)"
-        r"\b.*(?:loss|acc|metric|\bsec\b|\d\s*m?s\b|took|time|/s\b|examples|samples|images)",
+        r"\b.*(?:loss|acc|metric|\bsec\b|\d\s*m?s\b|took|time|duration|/s\b|examples|samples"
+        r"|images)",
     ),
     (
         "step_line",
         r"(?i)\b(?:global[_ ]?)?step\b[\s:=#]*(?P<step>\d+)(?:\s*(?:/|of)\s*(?P<total>\d+))?"
-        r"\b.*(?:loss|acc|metric|\bsec\b|\d\s*m?s\b|took|time|/s\b|examples|samples|images)",
+        r"\b.*(?:loss|acc|metric|\bsec\b|\d\s*m?s\b|took|time|duration|/s\b|examples|samples"
+        r"|images)",
     ),
+    # tf_cnn_benchmarks (tensorflow/benchmarks, the common distributed TF benchmark): its step
+    # table's rows "10\timages/sec: 215.6 +/- 0.3 (jitter = 1.3)\t7.295"
+    ("benchmark_row", r"^\s*(?P<step>\d+)\s+images/sec:\s*\d"),
     # a script's own step timing without a step number: "step time 0.52 s", "0.5 sec/step"
     (
         "step_time",
@@ -95,12 +100,16 @@ EXTRAS: tuple[tuple[str, str], ...] = (
 )
 
 #: One RE2 alternation that every progress line matches (cheap first pass; case-insensitive).
-PREFILTER = r"(?i)step|epoch\s+\d|^\s*\d+/(?:\d+|unknown)\s|\d\s*it/s|checkpoints for \d"
+PREFILTER = (
+    r"(?i)step|epoch\s+\d|^\s*\d+/(?:\d+|unknown)\s|\d\s*it/s|checkpoints for \d"
+    r"|^\s*\d+\s+images/sec:"
+)
 
 #: What the condensed ingest keeps as progress (see :class:`analyzer.formats.Keep`).
 KEEP_PATTERN = (
     r"\bstep\b[\s:=#]*\d|global_step|step[ _]time|/step\b|steps?/s|^\s*epoch \d+/\d+"
     r"|saving checkpoints for \d|^(?:\x1b\[[0-9;]*m|\x08|\s)*\d+/(?:\d+|unknown)\s"
+    r"|^\s*\d+\s+images/sec:"
 )
 
 _CONTROL = r"\x1b\[[0-9;]*[A-Za-z]|[\x08\r]"

@@ -109,9 +109,17 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: Python 2's "'module' object has no attribute" as a missing symbol (version_mismatch) and NCCL
 #: 2.19's "NET/Plugin : dlerror=... No plugin found" as the harmless plugin fallback; ``all``
 #: 532/570, 234/237. Left: mpirun's "exited on signal 9 (Killed)" alone, called a host OOM.
-#: ``fresh18`` (33 excerpts, 12 benign; committed before any verdict, not yet measured; from
-#: public repositories' files rather than issue threads) raised the totals below
-#: (807 -> 840 excerpts, 237 -> 249 benign).
+#: ``fresh18`` (33 excerpts, 12 benign; from public repositories' files — documentation and FAQ
+#: pages that paste an error and state its cause, committed logs of runs that finished — rather
+#: than issue threads) raised the totals below (807 -> 840 excerpts, 237 -> 249 benign). It was
+#: 5/21 and 9/12 untouched (measurements/fresh18-untouched.txt, at 7578a9a), the lowest recall
+#: yet; its floor is the figure after the fixes written looking at its misses (10/21, 12/12;
+#: measurements/all-after-fresh18-fixes.txt): a finding the paste's own training steps went on
+#: past does not count (excerpt._not_gone_past; tf_cnn_benchmarks' step rows and "step N,
+#: duration" lines read as progress), tensor.cc's dtype CHECK, "Unable to get element as bytes",
+#: an error raised out of tf.io.gfile's file_io.py, "'str' object has no attribute 'decode'"
+#: (h5py 3 under older Keras) and glibc's "Inconsistency detected by ld.so"; ``all`` 532/570 ->
+#: 542/591 recall (the new batch's misses lower it), 234/237 -> 246/249 benign-clean.
 MIN_EXCERPTS = 840
 MIN_BENIGN = 249
 MIN_RECALL = {
@@ -133,7 +141,8 @@ MIN_RECALL = {
     "fresh15": 0.90,
     "fresh16": 0.84,
     "fresh17": 0.90,
-    "all": 0.93,
+    "fresh18": 0.47,
+    "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
     "tune": 1.00,
@@ -154,6 +163,7 @@ MIN_BENIGN_CLEAN = {
     "fresh15": 1.00,
     "fresh16": 1.00,
     "fresh17": 1.00,
+    "fresh18": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
@@ -326,3 +336,26 @@ def test_a_watchdog_timeout_is_a_deadline_and_its_follow_up_line_says_no_cause(t
     follow = _line(_BASICSR, "Exception (either an error or timeout) detected by watchdog")
     assert _paste(tmp_path, timeout, follow)["category"] == "deadline_exceeded"
     assert _paste(tmp_path, follow)["category"] == "collective_error"
+
+
+# --------------------------------------------------------------------------- went on past it
+# Real lines: a committed tf_cnn_benchmarks log whose run finished (LambdaColdStorage/
+# lambda-tensorflow-benchmark, in the corpus as a benign fresh18 excerpt): an I-level
+# CUDA_ERROR_OUT_OF_MEMORY during warm-up, then the step table.
+_LAMBDA = (
+    CORPUS
+    / "lambda-tf-benchmark-log-2080-maxq-inception3-fp16-tf1-15-failed-to-allocate-cuda-oom-benign.txt"
+).read_text(encoding="utf-8")
+
+
+def test_a_finding_the_training_went_on_past_does_not_count(tmp_path):
+    """The allocator's failed allocation was retried: three step reports after it show the
+    job went on. With fewer reports after it (or none), it is the verdict."""
+    lines = _LAMBDA.splitlines()
+    oom = next(i for i, line in enumerate(lines) if "CUDA_ERROR_OUT_OF_MEMORY" in line)
+    rows = [i for i, line in enumerate(lines) if "images/sec:" in line and i > oom]
+    assert len(rows) >= 3
+    assert _paste(tmp_path, *lines)["category"] == "none"
+    assert _paste(tmp_path, *lines[: rows[2] + 1])["category"] == "none"
+    assert _paste(tmp_path, *lines[: rows[1] + 1])["category"] == "oom"
+    assert _paste(tmp_path, *lines[: oom + 1])["category"] == "oom"

@@ -161,3 +161,23 @@ def test_the_step_that_says_its_count_wins():
     workers = prog[prog["node"].isin(["worker:0", "worker:1"])]
     assert (workers["total"] == 60).all()
     assert workers["step"].max() == 59  # the global step, not the local one (60)
+
+
+def test_benchmark_rows_and_step_durations_are_progress(tmp_path):
+    """tf_cnn_benchmarks' step table rows and a script's "step N, duration = S" lines (real
+    lines of two committed logs in the excerpt corpus: LambdaColdStorage/lambda-tensorflow-
+    benchmark and wit543/isc)."""
+    corpus = ROOT / "tests" / "corpus" / "excerpts"
+    bench = next(corpus.glob("lambda-tf-benchmark-log-2080-maxq-inception3-*.txt")).read_text()
+    steps = next(corpus.glob("isc-agoniii-log-docker-worker-createsession-*.txt")).read_text()
+    rows = [line for line in bench.splitlines() if "images/sec:" in line and "total" not in line]
+    timed = [line for line in steps.splitlines() if ": step " in line]
+    path = tmp_path / "run.log"
+    path.write_text("\n".join(rows + timed) + "\n", encoding="utf-8")
+    prog = load(path).progress
+    by = {s: rows for s, rows in prog.groupby("source")}
+    assert by["benchmark_row"]["step"].tolist() == [1, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    assert by["step_line"]["step"].tolist()[:3] == [0, 10, 20]
+    assert len(by["step_line"]) == len(timed)
+    # the summary line is no step
+    assert not progress_of(pd.DataFrame({"message": ["total images/sec: 213.14"]})).shape[0]

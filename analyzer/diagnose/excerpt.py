@@ -10,6 +10,9 @@ from the lines alone, and says only what they support:
   failure leaves behind (a crash or abort, a lost connection, a deadline, a heartbeat timeout),
   which are read in the order they were logged; a start-up wait that timed out (an error) is a
   specific cause, one that only says it still waits counts only when nothing else failed.
+  A finding the job went on past — the lines after it report training steps (at least
+  :data:`WENT_ON` of them) — did not stop it: a wait that ended, an allocation that was
+  retried, a warning. It does not count.
   Warnings count only when no error-level finding exists. The general signals of
   ``patterns/fallback.yaml`` (a status code or exception class with the words of its cause, an
   exit code, a timeout: rule ids ``fallback.*``) that name a specific cause count after the
@@ -53,6 +56,8 @@ WAITS = frozenset({"session_blocked"})
 _TASK_RE = re.compile(r"/job:([\w-]+)/replica:\d+/task:(\d+)")
 #: Rule ids of the general signals (patterns/fallback.yaml): they yield to specific rules.
 FALLBACK_PREFIX = "fallback."
+#: Progress reports after a finding that show the job went on past it (it did not stop it).
+WENT_ON = 3
 #: Signs of some other task's failure: without a named peer, the verdict names no node.
 ELSEWHERE = frozenset(
     {"connection_unavailable", "deadline_exceeded", "coordination_failure", "session_blocked"}
@@ -82,6 +87,7 @@ def _choose(node: str, ev: Case) -> tuple[pd.Series | None, str]:
         & (findings["category"] != "none")
     ]
     own = _without_echoes(own, findings[findings["node"].astype(str) == node])
+    own = _not_gone_past(own, node, ev)
     if "level" in own.columns:  # a broad general word (a timeout...) on an INFO line is not
         broad = own["pattern_id"].astype(str).str.startswith(FALLBACK_PREFIX) & own[
             "category"
@@ -150,6 +156,31 @@ def _without_echoes(own: pd.DataFrame, node_findings: pd.DataFrame) -> pd.DataFr
         if echo or wrapped:
             drop.append(idx)
     return own.drop(index=drop) if drop else own
+
+
+def _not_gone_past(own: pd.DataFrame, node: str, ev: Case) -> pd.DataFrame:
+    """``own`` less the findings the job went on past: at least :data:`WENT_ON` progress
+    reports (training steps, :mod:`analyzer.progress`) of the node come after them in the
+    same file (an excerpt is read in line order: it often carries no times)."""
+    progress = ev._memo.get("progress")
+    needed = {"file", "line_no"}
+    if (
+        own.empty
+        or progress is None
+        or progress.empty
+        or not needed <= set(own.columns)
+        or not needed <= set(progress.columns)
+    ):
+        return own
+    reports = progress[progress["node"].astype(str) == node]
+    if reports.empty:
+        return own
+    after = []
+    for file, line in zip(own["file"].tolist(), own["line_no"].tolist(), strict=True):
+        lines = reports.loc[reports["file"] == file, "line_no"]
+        after.append(int((lines > line).sum()) if not pd.isna(line) else 0)
+    gone_past = pd.Series(after, index=own.index) >= WENT_ON
+    return own[~gone_past] if gone_past.any() else own
 
 
 def _with_what(pool: pd.DataFrame) -> pd.DataFrame:
