@@ -2463,6 +2463,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         # a cancelled Spark application: pyspark's daemon ends its workers' process group
         # with SIGHUP when its executor is stopped
         hup = (-1,) if fault.name == "preempt_job" and style.config == "spark" else ()
+        # a Ray worker process's SIGTERM handler exits it with code 1 ('The process receives a
+        # SIGTERM'), as does Ray's end of a job's actors once its driver is gone
+        if style.config == "ray":
+            hup = (1,)
         if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
         if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
