@@ -270,7 +270,11 @@ class Ray:
         now = time.monotonic()
         for node in self.nodes:
             lab.procs[node] = Proc(
-                node, TaskProcess(self, node), self.out_dir, now, reader=lambda n=node: self.read(n)
+                node,
+                TaskProcess(self, node),
+                Path(lab.out_dir),
+                now,
+                reader=lambda n=node: self.read(n),
             )
         threading.Thread(target=self._find_tasks, daemon=True, name="ray-tasks").start()
 
