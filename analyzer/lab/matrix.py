@@ -614,16 +614,17 @@ STYLES: dict[str, Style] = {
             # train function's edit of the TF_CONFIG Ray Train set (a peer's port, a worker
             # added, another index); two tasks on one port are both workers' TF_CONFIG given
             # one port; a port bound is the free port Ray Train picked for the target, taken
-            # by another process before its TensorFlow worker bound it. No preemption
-            # handler: PreemptionCheckpointHandler installs a SIGTERM handler, which Python
-            # allows in the main thread only, and the training runs in Ray Train's thread.
-            # The session folder is copied whole (no Ray file dropped). Not recorded: version
+            # by another process before its TensorFlow worker bound it. A preemption in
+            # training runs under PreemptionCheckpointHandler (TensorFlow's own SIGTERM
+            # notifier: without it TensorFlow logs 'SIGTERM caught' and the training goes on
+            # to its end, three times out of three). The session folder is copied whole (no Ray file dropped). Not recorded: version
             # (one Ray cluster runs one interpreter for its workers, and Ray and its workers
             # must be of one Ray and Python release: TensorFlow 2.15 with Ray 2.60 is not
             # installable beside it); healthy_old, kill_old (the same); no HDF5 cell.
             roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
             **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
             python_log=("worker:0", "worker:2"),
             pod_prefix="mwms-ray",
             naming_start=0,
@@ -2469,6 +2470,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             hup = (1,)
         if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
+        if run.ray is not None and target in run.ray.finished:
+            # TensorFlow's preemption notifier caught the SIGTERM and the training went on
+            # to its end: Ray ended the actor afterwards, nothing was preempted
+            raise CellError(f"{target}'s training returned after the SIGTERM; {codes}")
         if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
             run.expect.append((target, r"received termination notice|Termination caught"))
         if run.extra.get("killed_after_grace"):
