@@ -614,7 +614,9 @@ STYLES: dict[str, Style] = {
             # train function's edit of the TF_CONFIG Ray Train set (a peer's port, a worker
             # added, another index); two tasks on one port are both workers' TF_CONFIG given
             # one port; a port bound is the free port Ray Train picked for the target, taken
-            # by another process before its TensorFlow worker bound it. A preemption in
+            # by another process before its TensorFlow worker bound it (the target's training
+            # starts 3 s after the others': its TensorFlow is imported with Ray Train's
+            # backend, so it binds within a second of Ray Train's pick). A preemption in
             # training runs under PreemptionCheckpointHandler (TensorFlow's own SIGTERM
             # notifier: without it TensorFlow logs 'SIGTERM caught' and the training goes on
             # to its end, three times out of three). The session folder is copied whole (no Ray file dropped). Not recorded: version
@@ -2158,6 +2160,10 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         if run.missing and run.missing != nodes[-len(run.missing) :]:
             raise CellError("a trainer of fewer workers leaves out the last ranks only")
         tasks = [n for n in nodes if n not in run.missing]
+        if fault.kind == "squatter":
+            # Ray's workers have TensorFlow imported before their training starts: a port is
+            # bound within a second of Ray Train picking it; the target starts 3 s later
+            delayed[target] = 3.0
         run.ray = raylab.Ray(lab.out_dir, cell.naming, cell.seed, tasks, lab.scratch, own)
         lab.job_log = run.ray.job_event
         lab.job_ends_tasks = True
