@@ -616,17 +616,21 @@ STYLES: dict[str, Style] = {
             # one port; a port bound is the free port Ray Train picked for the target, taken
             # by another process before its TensorFlow worker bound it (the target's training
             # starts 3 s after the others': its TensorFlow is imported with Ray Train's
-            # backend, so it binds within a second of Ray Train's pick). A preemption in
-            # training runs under PreemptionCheckpointHandler (TensorFlow's own SIGTERM
-            # notifier: without it TensorFlow logs 'SIGTERM caught' and the training goes on
-            # to its end, three times out of three). The session folder is copied whole (no Ray file dropped). Not recorded: version
+            # backend, so it binds within a second of Ray Train's pick). Every worker saving
+            # its weights into one shared HDF5 file (hdf5_lock, hdf5_nolock) is the common
+            # mistake of saving from every rank, not rank 0. Not recorded: preempt (SIGTERM
+            # to a worker's process at any phase: TensorFlow's preemption notifier, which
+            # replaces Ray's SIGTERM handler, logs 'SIGTERM caught' and the training goes on
+            # to its end within the 5 s grace, every worker's training returning, three runs
+            # of three; PreemptionCheckpointHandler cannot be used, its signal.signal fails
+            # in Ray Train's training thread: 'signal only works in main thread', twice);
+            # preempt_job (SIGTERM to the driver) is recorded. The session folder is copied whole (no Ray file dropped). Not recorded: version
             # (one Ray cluster runs one interpreter for its workers, and Ray and its workers
             # must be of one Ray and Python release: TensorFlow 2.15 with Ray 2.60 is not
             # installable beside it); healthy_old, kill_old (the same); no HDF5 cell.
             roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
             **_CUSTOM_LOOP,
             timeout_args=("--collective-timeout", "5"),
-            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
             python_log=("worker:0", "worker:2"),
             pod_prefix="mwms-ray",
             naming_start=0,
@@ -1465,7 +1469,11 @@ FAULTS: dict[str, Fault] = {
             "concurrent_write",
             "hdf5",
             "Every task saves its weights into one HDF5 file in a shared folder (file locking on).",
-            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+            (
+                ("mwms_ctl", "any", "checkpoint"),
+                ("mwms_keras", "any", "checkpoint"),
+                ("mwms_ray", "any", "checkpoint"),
+            ),
         ),
         Fault(
             "hdf5_nolock",
@@ -1474,7 +1482,11 @@ FAULTS: dict[str, Fault] = {
             "hdf5",
             "Every task saves its weights into one HDF5 file in a shared folder with "
             "HDF5_USE_FILE_LOCKING=FALSE.",
-            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+            (
+                ("mwms_ctl", "any", "checkpoint"),
+                ("mwms_keras", "any", "checkpoint"),
+                ("mwms_ray", "any", "checkpoint"),
+            ),
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
         ),
         Fault(
@@ -2519,6 +2531,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             )
             if m:
                 starts[n] = f"{m.group(1).replace(' ', 'T')}.{m.group(2)}000Z"
+        if len(writers) > 1 and not starts:  # (a Ray worker's lines carry no time)
+            raise CellError(f"writers {writers} failed and no log says which saved first")
         first = min(writers, key=lambda n: (starts.get(n, "~"), n))
         run.target = first
         if starts:
