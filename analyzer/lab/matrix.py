@@ -2531,7 +2531,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             )
             if m:
                 starts[n] = f"{m.group(1).replace(' ', 'T')}.{m.group(2)}000Z"
-        if len(writers) > 1 and not starts:  # (a Ray worker's lines carry no time)
+        if run.ray is not None and not starts:  # a Ray worker's lines carry no time
+            starts = {n: t for n, t in run.ray.logged_at("saving weights to").items()}
+        if len(writers) > 1 and not starts:
             raise CellError(f"writers {writers} failed and no log says which saved first")
         first = min(writers, key=lambda n: (starts.get(n, "~"), n))
         run.target = first

@@ -415,6 +415,29 @@ class Ray:
     def node_files(self, node: str) -> list[str]:
         return self.session_files(node)
 
+    def logged_at(self, message: str) -> dict[str, str]:
+        """Per node, when its training first logged a line starting with ``message`` (UTC,
+        ``...Z``): from Ray Train's JSON records of each worker's Python logging
+        (``logs/train/ray-train-app-worker-<worker id>.log``, their ``asctime`` in the
+        workers' TZ=UTC, ``process`` the worker's pid) in the copied session folder; the
+        worker's own .out / .err lines carry no time."""
+        if self.session is None:
+            return {}
+        by_pid = {pid: node for node, pid in self.pids.items()}
+        out: dict[str, str] = {}
+        for path in sorted((self.out_dir / self.session / "logs" / "train").glob("*.log")):
+            if not path.name.startswith("ray-train-app-worker-"):
+                continue
+            for line in path.read_text(errors="replace").splitlines():
+                with contextlib.suppress(ValueError, KeyError, TypeError):
+                    rec = json.loads(line)
+                    node = by_pid.get(int(rec["process"]))
+                    if node and node not in out and rec["message"].startswith(message):
+                        day, clock = rec["asctime"].split(" ")
+                        hms, ms = clock.split(",")
+                        out[node] = f"{day}T{hms}.{ms}000Z"
+        return out
+
     def finish(self, truth: dict) -> None:
         """Settle the run's files in ``truth``. With the driver's console only, it is every
         task's one file: each evidence line is pointed at the console's line that holds it,
