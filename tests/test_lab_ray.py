@@ -150,6 +150,34 @@ def test_finish_lists_ray_s_other_files_as_job_level(tmp_path):
     ]
 
 
+def test_when_a_worker_logged_is_read_from_ray_train_s_json_records(tmp_path):
+    run = raylab.Ray(tmp_path, "ray_session", 0, NODES, tmp_path / "scratch", "/v/bin/python")
+    run.pids = {"worker:0": 10, "worker:1": 11, "worker:2": 12}
+    run.session = "session_x"
+    train = tmp_path / "session_x" / "logs" / "train"
+    train.mkdir(parents=True)
+
+    def rec(pid: int, at: str, message: str) -> str:
+        return json.dumps({"asctime": at, "levelname": "INFO", "message": message, "process": pid})
+
+    (train / "ray-train-app-worker-aa.log").write_text(
+        rec(11, "2026-11-25 04:17:46,383", "step 1/20 loss 1.0")
+        + "\n"
+        + rec(11, "2026-11-25 04:17:46,386", "saving weights to /s/w.h5")
+        + "\nnot json\n"
+    )
+    (train / "ray-train-app-worker-bb.log").write_text(
+        rec(12, "2026-11-25 04:17:46,383", "saving weights to /s/w.h5") + "\n"
+    )
+    (train / "ray-train-sys-worker-bb.log").write_text(
+        rec(10, "2026-11-25 04:17:40,000", "saving weights to /s/w.h5") + "\n"
+    )
+    assert run.logged_at("saving weights to") == {
+        "worker:1": "2026-11-25T04:17:46.386000Z",
+        "worker:2": "2026-11-25T04:17:46.383000Z",
+    }
+
+
 def test_ray_cells_rotate_over_the_three_layouts():
     cells = [c for c in matrix.cells() if c.style == "mwms_ray"]
     assert 28 <= len(cells) <= 36
@@ -157,6 +185,7 @@ def test_ray_cells_rotate_over_the_three_layouts():
     assert max(counts.values()) - min(counts.values()) <= 1
     faults = {(c.fault, c.role) for c in cells}
     assert ("missing", "last") in faults and ("preempt_job", "chief") in faults
+    assert ("hdf5_lock", "any") in faults and ("hdf5_nolock", "any") in faults
     assert not any(c.fault in ("version", "healthy_old", "kill_old") for c in cells)
     style = matrix.STYLES["mwms_ray"]
     assert style.config == "ray" and style.roles["last"] == "worker:2"
