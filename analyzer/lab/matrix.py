@@ -2181,6 +2181,9 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_ends_tasks = True
         run.extra["ray_output"] = raylab.OUTPUT_FORMS[cell.naming]
         plan = _spark_plan(style, fault, cluster, specs, target, run, delayed, env)
+        # the fault's variables in the job's runtime_env (HDF5 reads its locking switch when
+        # h5py loads, before the training function runs)
+        plan["job_env"] = dict(fault.env)
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)

@@ -96,7 +96,10 @@ def main() -> None:
     from ray.train import RunConfig, ScalingConfig
     from ray.train.tensorflow import TensorflowTrainer
 
-    ray.init(address=args.address)
+    # the job's environment (Ray's runtime_env): set in every worker process before it
+    # starts, as a variable a library reads when it loads must be
+    job_env = plan.get("job_env") or {}
+    ray.init(address=args.address, runtime_env={"env_vars": job_env} if job_env else None)
     trainer = TensorflowTrainer(
         train_loop_per_worker=train_loop_per_worker,
         train_loop_config=plan,
