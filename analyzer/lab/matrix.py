@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compose, kubernetes, mpi, slurm, spark, systemd
+from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -37,6 +38,10 @@ OLD_RELEASE_CANDIDATES = ("/tmp/tf-old/bin/python", "/tmp/tf219/bin/python")
 # The estimator style needs a TensorFlow that still has tf.estimator (<= 2.15).
 TF215_PYTHON_ENV = "TFDIAG_LAB_TF215_PYTHON"
 TF215_CANDIDATES = ("/tmp/tf215/bin/python",)
+# The Ray style needs an interpreter with Ray (2.60, ray[train]) and TensorFlow 2.21: a
+# recording-only dependency, kept out of the lab venv.
+RAY_PYTHON_ENV = "TFDIAG_LAB_RAY_PYTHON"
+RAY_CANDIDATES = ("/work/ray-venv/bin/python", "/tmp/ray-venv/bin/python")
 
 
 # ----------------------------------------------------------------------------- tables
@@ -90,6 +95,8 @@ class Style:
     # TF_CONFIG from OMPI_COMM_WORLD_RANK and a --workers host:port list: analyzer/lab/mpi.py)
     # or "spark" (a real Spark standalone cluster runs one barrier stage; each barrier task
     # builds its TF_CONFIG from its BarrierTaskContext: analyzer/lab/spark.py)
+    # or "ray" (a real Ray head node runs a Ray Train TensorflowTrainer; Ray Train sets each
+    # worker actor's TF_CONFIG: analyzer/lab/ray.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -583,6 +590,55 @@ STYLES: dict[str, Style] = {
             config="spark",
             namings=spark.NAMINGS,
         ),
+        Style(
+            name="mwms_ray",
+            script="mwms_ray.py",
+            jobs=(("worker", 3),),
+            cluster="3 Ray Train workers of one TensorflowTrainer (Ray 2.60, Train V2) on a real "
+            "Ray cluster (ray start --head on this host, 4 logical CPUs; the driver script "
+            "connected by ray.init); Ray Train's TensorFlow backend gathers a free port of each "
+            "worker and sets TF_CONFIG (worker <world rank>) in each RayTrainWorker actor, whose "
+            "train_loop_per_worker runs MultiWorkerMirroredStrategy with a custom training loop "
+            "in the actor's own process, worker 0 hosting the coordination service and "
+            "checkpointing; every worker's output as Ray leaves it: the driver's console "
+            "(each actor's lines behind '(RayTrainWorker pid=N)', deduplicated by Ray), Ray's "
+            "session log folder (worker-<id>-<job>-<pid>.out/.err per worker process, "
+            "raylet.out, gcs_server.out, python-core-worker-*.log, ...), or both",
+            # world rank 0 hosts the coordination service and checkpoints: the chief; the last
+            # rank is the one a two-worker trainer leaves out. The training runs in Ray Train's
+            # training thread of the RayTrainWorker actor process (not a child process): a
+            # kill or a SIGTERM goes to that actor process. Ray Train's FailureConfig default
+            # (max_failures=0) is kept: a failed worker fails the run (TrainingFailedError at
+            # the driver) and Ray Train tears the worker group down, no retry. A missing task
+            # is a trainer of two workers whose TF_CONFIG lists a third; a spec fault is the
+            # train function's edit of the TF_CONFIG Ray Train set (a peer's port, a worker
+            # added, another index); two tasks on one port are both workers' TF_CONFIG given
+            # one port; a port bound is the free port Ray Train picked for the target, taken
+            # by another process before its TensorFlow worker bound it (the target's training
+            # starts 3 s after the others': its TensorFlow is imported with Ray Train's
+            # backend, so it binds within a second of Ray Train's pick). Every worker saving
+            # its weights into one shared HDF5 file (hdf5_lock, hdf5_nolock) is the common
+            # mistake of saving from every rank, not rank 0. Not recorded: preempt (SIGTERM
+            # to a worker's process at any phase: TensorFlow's preemption notifier, which
+            # replaces Ray's SIGTERM handler, logs 'SIGTERM caught' and the training goes on
+            # to its end within the 5 s grace, every worker's training returning, three runs
+            # of three; PreemptionCheckpointHandler cannot be used, its signal.signal fails
+            # in Ray Train's training thread: 'signal only works in main thread', twice);
+            # preempt_job (SIGTERM to the driver) is recorded. The session folder is copied whole (no Ray file dropped). Not recorded: version
+            # (one Ray cluster runs one interpreter for its workers, and Ray and its workers
+            # must be of one Ray and Python release: TensorFlow 2.15 with Ray 2.60 is not
+            # installable beside it); healthy_old, kill_old (the same); no HDF5 cell.
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-ray",
+            naming_start=0,
+            python=(RAY_PYTHON_ENV, RAY_CANDIDATES),
+            release="2.21",
+            config="ray",
+            namings=raylab.NAMINGS,
+        ),
     ]
 }
 
@@ -670,6 +726,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", 3),
                 ("mwms_mpi", 3),
                 ("mwms_spark", 3),
+                ("mwms_ray", 3),
             ),
         ),
         Fault(
@@ -802,10 +859,15 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "checkpoint"),
                 # mwms_spark: each role at each phase (its worker at start-up is in _all)
                 ("mwms_spark", "chief", "startup"),
+                ("mwms_ray", "chief", "startup"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
                 ("mwms_spark", "chief", "training"),
+                ("mwms_ray", "chief", "training"),
                 ("mwms_spark", "worker", "checkpoint"),
+                ("mwms_ray", "worker", "checkpoint"),
                 ("mwms_spark", "chief", "checkpoint"),
+                ("mwms_ray", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -849,6 +911,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
+                ("mwms_ray", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -861,7 +924,11 @@ FAULTS: dict[str, Fault] = {
             "The scheduler cancels the job: SIGTERM to the job's launcher process (mpirun, the "
             "batch script's process; spark-submit, the Spark driver), which ends every task; "
             "the chief (rank 0, worker 0) is named as the first to go.",
-            (("mwms_mpi", "chief", "training"), ("mwms_spark", "chief", "training")),
+            (
+                ("mwms_mpi", "chief", "training"),
+                ("mwms_spark", "chief", "training"),
+                ("mwms_ray", "chief", "training"),
+            ),
             sig=signal.SIGTERM,
         ),
         Fault(
@@ -905,8 +972,10 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
+                ("mwms_ray", "chief", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -954,8 +1023,10 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
+                ("mwms_ray", "chief", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -982,6 +1053,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -1003,6 +1075,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
             args=("--slow-sleep", "0.5"),
         ),
@@ -1033,6 +1106,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
         ),
         Fault(
@@ -1066,6 +1140,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -1099,6 +1174,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "startup"),
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
+                ("mwms_ray", "chief", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -1130,6 +1206,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("mwms_ray", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1159,6 +1236,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("mwms_ray", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1188,6 +1266,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("mwms_ray", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1216,6 +1295,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("mwms_ray", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1250,6 +1330,7 @@ FAULTS: dict[str, Fault] = {
                 # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
                 ("mwms_mpi", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
+                ("mwms_ray", "last", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1282,6 +1363,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("mwms_ray", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1309,6 +1391,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1345,6 +1428,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
+                ("mwms_ray", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1385,7 +1469,11 @@ FAULTS: dict[str, Fault] = {
             "concurrent_write",
             "hdf5",
             "Every task saves its weights into one HDF5 file in a shared folder (file locking on).",
-            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+            (
+                ("mwms_ctl", "any", "checkpoint"),
+                ("mwms_keras", "any", "checkpoint"),
+                ("mwms_ray", "any", "checkpoint"),
+            ),
         ),
         Fault(
             "hdf5_nolock",
@@ -1394,7 +1482,11 @@ FAULTS: dict[str, Fault] = {
             "hdf5",
             "Every task saves its weights into one HDF5 file in a shared folder with "
             "HDF5_USE_FILE_LOCKING=FALSE.",
-            (("mwms_ctl", "any", "checkpoint"), ("mwms_keras", "any", "checkpoint")),
+            (
+                ("mwms_ctl", "any", "checkpoint"),
+                ("mwms_keras", "any", "checkpoint"),
+                ("mwms_ray", "any", "checkpoint"),
+            ),
             env=(("HDF5_USE_FILE_LOCKING", "FALSE"),),
         ),
         Fault(
@@ -1933,6 +2025,7 @@ class _Run:
     journal: systemd.Journald | None = None  # the systemd style's PID 1 and journald
     mpi: mpi.Mpirun | None = None  # the mpi style's one real mpirun (its output, its ranks)
     spark: spark.Spark | None = None  # the spark style's cluster, application and tasks
+    ray: raylab.Ray | None = None  # the ray style's head node, driver and worker actors
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2001,7 +2094,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         delayed[target] = 3.0
     if fault.kind == "late":
         delayed[target] = 15.0
-    if fault.kind == "squatter" and style.config != "spark":
+    if fault.kind == "squatter" and style.config not in ("spark", "ray"):
         port = _port(cluster[target.split(":")[0]][int(target.split(":")[1])])
         if not lab.squat(port):
             raise CellError("squatter could not bind")
@@ -2072,6 +2165,25 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_ends_tasks = True
         run.extra["spark_output"] = spark.OUTPUT_FORMS[cell.naming]
         plan = _spark_plan(style, fault, cluster, specs, target, run, delayed, env)
+    if style.config == "ray":
+        missing = raylab.check(own)
+        if missing:
+            raise CellError(missing)
+        if run.missing and run.missing != nodes[-len(run.missing) :]:
+            raise CellError("a trainer of fewer workers leaves out the last ranks only")
+        tasks = [n for n in nodes if n not in run.missing]
+        if fault.kind == "squatter":
+            # Ray's workers have TensorFlow imported before their training starts: a port is
+            # bound within a second of Ray Train picking it; the target starts 3 s later
+            delayed[target] = 3.0
+        run.ray = raylab.Ray(lab.out_dir, cell.naming, cell.seed, tasks, lab.scratch, own)
+        lab.job_log = run.ray.job_event
+        lab.job_ends_tasks = True
+        run.extra["ray_output"] = raylab.OUTPUT_FORMS[cell.naming]
+        plan = _spark_plan(style, fault, cluster, specs, target, run, delayed, env)
+        # the fault's variables in the job's runtime_env (HDF5 reads its locking switch when
+        # h5py loads, before the training function runs)
+        plan["job_env"] = dict(fault.env)
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2124,7 +2236,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             node_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             run.mpi.add(node, python or sys.executable, TASKS_DIR / style.script, args, node_env)
             return
-        if style.config == "spark":  # the barrier task's child: its args and interpreter
+        if style.config in ("spark", "ray"):  # the barrier task's child / the Ray worker's
             key = str(nodes.index(node))
             plan.setdefault("args", {})[key] = args
             plan.setdefault("python", {})[key] = python or sys.executable
@@ -2156,7 +2268,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         run.kubelet.restarter = start
     if run.journal is not None:
         run.journal.restarter = start
-    inside = run.mpi is not None or run.spark is not None  # delays made inside the job
+    # delays made inside the job
+    inside = run.mpi is not None or run.spark is not None or run.ray is not None
     for node in nodes:
         if node in run.missing or (node in delayed and not inside):
             continue
@@ -2173,6 +2286,19 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         run.extra["spark_submit_started_utc"] = utc_now()
         if fault.kind == "squatter":  # the port the target's task picked, before TF binds it
             port = run.spark.own_port(target)
+            if port is None or not lab.squat(port):
+                raise CellError("squatter could not bind the target's port")
+            run.extra["bound_port"] = port
+            lab.mark_fault()
+    if run.ray is not None:
+        try:
+            run.ray.start_cluster(lab)
+        except RuntimeError as exc:
+            raise CellError(str(exc)) from exc
+        run.ray.submit(lab, plan, len(nodes) - len(run.missing))
+        run.extra["ray_driver_started_utc"] = utc_now()
+        if fault.kind == "squatter":  # the port Ray Train picked for the target, before TF
+            port = run.ray.own_port(target)
             if port is None or not lab.squat(port):
                 raise CellError("squatter could not bind the target's port")
             run.extra["bound_port"] = port
@@ -2205,6 +2331,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.mark_fault()
         if run.spark is not None:  # ... or to spark-submit (the driver)
             run.spark.cancel()
+        elif run.ray is not None:  # ... or to the Ray job's driver script
+            run.ray.cancel()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2222,7 +2350,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     idle = 20.0
     # a Spark job's first step comes after its daemons, driver, executors and Python workers
     # started (40 s and more on two busy cores)
-    grace = 120.0 if style.config == "spark" else 45.0
+    grace = 120.0 if style.config in ("spark", "ray") else 45.0
     run.ended_by = _wait_end(lab, style, run.stopped, grace=grace, idle=idle)
     if fault.kind in ("hdf5",):
         time.sleep(0.5)
@@ -2310,6 +2438,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     deleted = run.kubelet.deleted if run.kubelet else set()
     if run.journal is not None:  # the units the operator stopped once the job had ended
         deleted = set(run.journal.operator_stopped)
+    if run.ray is not None:  # the worker actors Ray Train ended after their training returned
+        deleted = run.ray.finished
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -2355,8 +2485,16 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         # a cancelled Spark application: pyspark's daemon ends its workers' process group
         # with SIGHUP when its executor is stopped
         hup = (-1,) if fault.name == "preempt_job" and style.config == "spark" else ()
+        # a Ray worker process's SIGTERM handler exits it with code 1 ('The process receives a
+        # SIGTERM'), as does Ray's end of a job's actors once its driver is gone
+        if style.config == "ray":
+            hup = (1,)
         if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
+        if run.ray is not None and target in run.ray.finished:
+            # TensorFlow's preemption notifier caught the SIGTERM and the training went on
+            # to its end: Ray ended the actor afterwards, nothing was preempted
+            raise CellError(f"{target}'s training returned after the SIGTERM; {codes}")
         if style.preempt_args and cell.phase == "training" and fault.name == "preempt":
             run.expect.append((target, r"received termination notice|Termination caught"))
         if run.extra.get("killed_after_grace"):
@@ -2396,6 +2534,10 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
             )
             if m:
                 starts[n] = f"{m.group(1).replace(' ', 'T')}.{m.group(2)}000Z"
+        if run.ray is not None and not starts:  # a Ray worker's lines carry no time
+            starts = {n: t for n, t in run.ray.logged_at("saving weights to").items()}
+        if len(writers) > 1 and not starts:
+            raise CellError(f"writers {writers} failed and no log says which saved first")
         first = min(writers, key=lambda n: (starts.get(n, "~"), n))
         run.target = first
         if starts:
@@ -2530,6 +2672,14 @@ SPARK_TIMEOUT_NOTE = (
 )
 
 
+RAY_TIMEOUT_NOTE = (
+    " The job stopped making progress; the launcher ended it as a workflow scheduler's "
+    "timeout does: SIGTERM to the Ray job's driver script, whose end has Ray end the job's "
+    "actors (the Ray Train controller and its worker actors); the scheduler wrote no line "
+    "of it."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -2588,6 +2738,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         for n, files in node_files.items():
             if not files:
                 raise CellError(f"{n}'s TensorFlow worker was never found in an executor")
+    if run.ray is not None:
+        node_files = {n: run.ray.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s Ray worker process left no worker-*.out/.err file")
     for n in run.missing:
         node_files[n] = []
     evidence = _find_evidence(out_dir, node_files, [*run.expect, *cell.expect])
@@ -2609,6 +2764,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the end of its Spark "
             "task or the final SIGKILL ended it."
+        )
+    elif run.stopped and run.ray is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until Ray ended its worker "
+            "process or the final SIGKILL ended it."
         )
     elif run.stopped and run.mpi is not None:
         notes += (
@@ -2632,6 +2792,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += MPI_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "spark":
         notes += SPARK_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "ray":
+        notes += RAY_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2725,6 +2887,23 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             if spec is not None:
                 truth["right_address"] = spec["cluster"]["worker"][spec["task"]["index"]]
         run.spark.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.ray is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s Ray worker process (its "
+                f"RayTrainWorker actor, where its training runs), SIGKILL after "
+                f"{PREEMPT_GRACE:.0f} s if it is still there."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The scheduler cancelled the job by SIGTERM to the Ray job's driver script."
+            )
+        if "right_address" in truth:  # the peer's address as Ray Train gave it
+            spec = run.ray.tf_config(truth["peer"])
+            if spec is not None:
+                truth["right_address"] = spec["cluster"]["worker"][spec["task"]["index"]]
+        run.ray.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
