@@ -110,7 +110,11 @@ def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint
     stem = _LOG_SUFFIX_RE.sub("", name)
     job = index = None
     for text in (stem, *reversed(parents)):
-        matches = [m for m in _NAME_RE.finditer(text) if not _in_class_name(text, m)]
+        matches = [
+            m
+            for m in _NAME_RE.finditer(text)
+            if not _in_class_name(text, m) and not _before_id(text, m)
+        ]
         if matches:
             last = matches[-1]
             job = last["job"].lower()
@@ -132,6 +136,18 @@ _PACKAGE_PATH_RE = re.compile(r"(?:[a-z][a-z0-9_]*\.){3,}$")
 def _in_class_name(text: str, m: re.Match) -> bool:
     """Is this job word part of a fully qualified class name (after a package path)?"""
     return bool(_PACKAGE_PATH_RE.search(text, 0, m.start() + 1))
+
+
+#: A long hexadecimal id right after a job word: the word names a kind of process, the id one
+#: process (Ray's ``worker-<WorkerID>-<JobID>-<pid>.out``, ``python-core-worker-<WorkerID>_
+#: <pid>.log``), and the number that may follow is a pid, no task index.
+HEX_ID = r"[0-9a-f]{16,}"
+_HEX_ID_AFTER_RE = re.compile(rf"[-_.]{HEX_ID}(?=$|[-_.])", re.I)
+
+
+def _before_id(text: str, m: re.Match) -> bool:
+    """Is this job word the prefix of a process's hexadecimal id (see :data:`HEX_ID`)?"""
+    return m["index"] is None and bool(_HEX_ID_AFTER_RE.match(text, m.end()))
 
 
 def _parse_mapping(text: str) -> dict | None:

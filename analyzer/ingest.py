@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 from analyzer.engine import run_all
 from analyzer.formats import Keep
 from analyzer.identity import (
+    HEX_ID,
     ContentFacts,
     NameHint,
     facts_from_content,
@@ -216,6 +217,26 @@ def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
 #: Files that hold one stream of a process whose other streams sit in the same folder (Open
 #: MPI's rank.N/stdout and rank.N/stderr, a batch system's per-job folder): one log's pieces
 _STREAM_FILES = {name: "(one process's streams)" for name in ("stdout", "stderr", "stddiag")}
+#: A process's id in a log file's name (a launcher's id of one worker process: Ray's WorkerID)
+_PROCESS_ID_RE = re.compile(rf"(?<![0-9a-f]){HEX_ID}(?![0-9a-f])", re.I)
+#: ... and its pid after it (Ray's worker-<WorkerID>-<JobID>-<pid>.out, python-core-worker-
+#: <WorkerID>_<pid>.log), or in the prefix a launcher copies its lines behind (``pid=<pid>``)
+_PID_AFTER_ID_RE = re.compile(rf"{HEX_ID}(?:-[0-9a-f]{{8}})?[-_](\d{{1,7}})(?:\.\w+)*$", re.I)
+_PID_IN_SOURCE_RE = re.compile(r"\bpid=(\d{1,7})\b")
+
+
+def _process_keys(s: _Stream) -> list[str]:
+    """What names the process a stream is from, beyond its file: the ids and pid its file
+    name carries after a launcher's id, or the pid of the named source it was parted by."""
+    name = PurePosixPath(s.parsed.source.name).name
+    keys = [m[0].lower() for m in _PROCESS_ID_RE.finditer(name)]
+    if m := _PID_AFTER_ID_RE.search(name):
+        keys.append(f"pid {m[1]}")
+    if not s.whole_file and (m := _PID_IN_SOURCE_RE.search(s.hint.stem)):
+        keys.append(f"pid {m[1]}")
+    return keys
+
+
 #: Open MPI's ``mpirun --output-filename DIR``: each rank's output in DIR/<job>/rank.<N>/
 _RANK_FOLDER_RE = re.compile(r"rank\.(\d{1,6})")
 
@@ -245,13 +266,30 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, 
             s.node, s.identity = s.facts.node, "content"
         elif s.facts.address and (task := task_for_address(s.facts.address, clusters)):
             s.node, s.identity = f"{task[0]}:{task[1]}", "address"
-    # rotated pieces of one log share the node their contents tell
-    for pieces in by_piece.values():
-        told = {s.node for s in pieces if s.node}
-        if len(told) == 1:
-            for s in pieces:
-                if not s.node:
-                    s.node, s.identity = next(iter(told)), "content"
+    # rotated pieces of one log share the node their contents tell; so do the logs a launcher
+    # names by one process's id (Ray's worker-<WorkerID>-<JobID>-<pid>.out and .err and
+    # python-core-worker-<WorkerID>_<pid>.log: the TensorFlow task speaks in one of them)
+    by_process: dict[str, list[_Stream]] = defaultdict(list)
+    for s in streams:
+        for key in _process_keys(s):
+            by_process[key].append(s)
+    for _ in range(2):  # (an id joins two logs, a pid a third)
+        for pieces in [*by_piece.values(), *by_process.values()]:
+            told = {s.node for s in pieces if s.node}
+            if len(told) == 1:
+                for s in pieces:
+                    if not s.node:
+                        s.node, s.identity = next(iter(told)), "content"
+    # a task's lines in a log of its own and again in a launcher's copy of every task's output
+    # (Ray's driver output beside its session's worker logs, a tagged mpirun or kubectl stream
+    # beside per-task files): the copy is the launcher's, a job-level log, not a second log
+    # of the task
+    own = {s.node for s in streams if s.node and s.whole_file}
+    for s in streams:
+        if s.node in own and not s.whole_file and s.hint.stem != s.parsed.source.logical_name:
+            stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
+            s.node, s.identity = f"{stem}/{s.hint.stem}", "stem"
+            s.facts = ContentFacts()  # (the task's own log tells its spec and address)
     twins = _separate_twins(streams, by_piece, problems)
     for s in streams:
         by_name = s.hint.node
@@ -267,6 +305,8 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, 
             s.node, s.identity = by_name, "name"
         if not s.node:
             stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
+            if not s.whole_file and s.hint.stem != s.parsed.source.logical_name:
+                stem = f"{stem}/{s.hint.stem}"  # one named source of a stream of several
             # a colon is for ``job:index``: a file stem never looks like one (``x:²``, ``host:22``)
             s.node, s.identity = stem.replace("!", "/").replace(":", "_"), "stem"
     return twins

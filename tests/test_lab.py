@@ -413,6 +413,10 @@ def test_corpus_truth(truth_path: Path):
             job_log = (
                 "spark-submit.log" if truth["naming"] == "spark_submit_log" else "spark-submit.err"
             )
+        if "ray_output" in truth:  # the Ray driver's console, else the session's raylet log
+            job_log = {"ray_both": "ray-job.err", "ray_driver": "ray-job.log"}.get(
+                truth["naming"]
+            ) or next((f for f in truth["launcher_files"] if f.endswith("/raylet.out")), "")
         assert job_log in truth["launcher_files"]
 
 

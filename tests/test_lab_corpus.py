@@ -252,6 +252,45 @@ KNOWN_WRONG: dict[str, str] = {
     "tfjob_k8s/stall_notimeout-worker-training-k8s_kubectl": (
         "says chief:0 / node_crash (0.50): as stall_deadline-ps"
     ),
+    # mwms_ray: held out; measured twice untouched (4/29 with the code of its declaration, 6/29
+    # at main's merge; measurements/mwms_ray-untouched-*.txt), then tuned on (Ray's process ids
+    # and pids in file names, its driver prefix, a launcher's copy beside a task's own log, Ray
+    # Train's rank snippets; see protocol.json): these remain, not examined one by one.
+    "mwms_ray/block-worker-training-ray_both": (
+        "says - / none: a worker blocked in a synchronous step (not decidable, as "
+        "mwms_ctl/block-worker-training-pod)"
+    ),
+    "mwms_ray/hdf5_lock-any-checkpoint-ray_driver": (
+        "says worker:1 / node_crash (right node): the losing writers' HDF5 errors come through "
+        "the driver's copy only, and Ray Train's rank snippet is read first"
+    ),
+    "mwms_ray/hdf5_nolock-any-checkpoint-ray_session": (
+        "says worker:1 / concurrent_write (right category): two writers fail on one file and "
+        "nothing orders them (as mwms_ctl/hdf5_lock-any-checkpoint-gz)"
+    ),
+    "mwms_ray/missing-last-startup-ray_both": (
+        "says worker:2 / cluster_spec_mismatch (right node): the missing worker's spec is known "
+        "only from its peers' TF_CONFIG, which lists three workers for a group Ray made of two"
+    ),
+    "mwms_ray/preempt_job-chief-training-ray_session": (
+        "says worker:2 / preemption: the whole job was stopped (SIGTERM to the driver, Ray then "
+        "SIGKILLs every worker); which task the truth names is not in the lines"
+    ),
+    "mwms_ray/stall_notimeout-chief-training-ray_session": (
+        "says worker:0 / deadline_exceeded (right node): the peers' heartbeat timeouts read as a "
+        "deadline (as mwms_mpi/stall_notimeout-chief-training-mpi_tag_output)"
+    ),
+    "mwms_ray/stall_notimeout-worker-training-ray_driver": (
+        "says the driver's copy of the frozen worker (a job-level log): Ray's log dedup left its "
+        "stream without the TF_CONFIG line that names it"
+    ),
+    "mwms_ray/straggler-worker-training-ray_driver": (
+        "says worker:0 / straggler (right category): synchronous steps take the same time on "
+        "every worker; the slow input is not in the lines"
+    ),
+    "mwms_ray/throttle-worker-training-ray_session": (
+        "says - / none: the job is slow as a whole; no line says which worker's share was"
+    ),
 }
 
 
@@ -286,6 +325,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "pss_systemd",
         "mwms_mpi",
         "mwms_spark",
+        "mwms_ray",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
@@ -304,6 +344,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "pss_systemd",
         "mwms_mpi",
         "mwms_spark",
+        "mwms_ray",
     }
     # pss_keras, tf1_sync, tf1_supervisor and estimator were each measured once untouched, then
     # tuned on; tf1_ingraph was measured twice untouched, data_service and dtensor once, then
@@ -311,7 +352,8 @@ def test_the_corpus_is_large_and_covers_every_style():
     # each measured once untouched, then tuned on; so was mwms_slurm (the fourteenth); tfjob_k8s
     # (the fifteenth) was measured once untouched (9/37), then tuned on; so was mwms_compose
     # (the sixteenth: 20/32), pss_systemd (the seventeenth: 17/37) and mwms_mpi (the
-    # eighteenth: 17/32) and mwms_spark (the nineteenth: 18/34)
+    # eighteenth: 17/32) and mwms_spark (the nineteenth: 18/34) and mwms_ray (the twentieth: 4/29
+    # with the code of its declaration, 6/29 at main's merge)
     assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [

@@ -128,6 +128,15 @@ WRAPPERS: tuple[Wrapper, ...] = (
         r"(?P<clock>\d\d:\d\d:\d\d(?:\.\d{1,9})?)) (?P<rank>[A-Za-z0-9][\w.-]*) "
         r"[^\s\[\]:]+(?:\[\d+\])?: (?P<inner>.*)$",
     ),
+    # Ray's driver output: every line a worker process prints, copied to the driver behind
+    # "(<actor or task name> pid=<pid>[, ip=<ip>]) " in color (python/ray/_private/worker.py,
+    # print_worker_logs); the raylet's and autoscaler's own lines behind "(raylet) ". The
+    # process is the line's source, named by what it says (its pid is no task index).
+    Wrapper(
+        "ray",
+        r"^(?:\x1b\[[\d;]*m)?\((?:(?P<rank>(?:[\w.<>:-]+ )?pid=\d+)(?:, ip=[\w.:-]+)?"
+        r"|raylet|autoscaler)\)(?:\x1b\[[\d;]*m)? (?P<inner>.*)$",
+    ),
     Wrapper("kubectl", rf"^(?P<wts>{TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )
