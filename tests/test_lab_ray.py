@@ -193,11 +193,16 @@ def test_ray_cells_rotate_over_the_three_layouts():
     assert "mwms_ray" not in matrix.LAB_VENV_STYLES
 
 
-def test_the_protocol_holds_mwms_ray_out_and_untouched():
-    protocol = json.loads((ROOT / "tests" / "corpus" / "lab" / "protocol.json").read_text())
+def test_the_protocol_holds_mwms_ray_out_and_keeps_its_untouched_measurements():
+    """Declared held out and untouched before any run was recorded, measured untouched, then
+    tuned on: held out, no longer untouched, its first figures kept."""
+    lab = ROOT / "tests" / "corpus" / "lab"
+    protocol = json.loads((lab / "protocol.json").read_text())
     assert "mwms_ray" in protocol["holdout_styles"]
-    assert "mwms_ray" in protocol["untouched_styles"]
-    assert "before any run was recorded" in protocol["styles"]["mwms_ray"]
+    assert "mwms_ray" not in protocol["untouched_styles"]
+    assert "untouched when recorded" in protocol["styles"]["mwms_ray"]
+    for name in ("at-declaration", "at-merge"):
+        assert (lab / "measurements" / f"mwms_ray-untouched-{name}.txt").is_file()
 
 
 def _ray_python() -> str | None:

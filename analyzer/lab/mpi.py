@@ -232,6 +232,28 @@ class LaunchedProcess:
             time.sleep(0.05)
 
 
+class DriverTask(LaunchedProcess):
+    """One task a driver-run launcher started (a Spark barrier task, a Ray Train worker): the
+    launcher object knows its pid (``pids``) and whether its driver lives (``driver_alive()``);
+    its end is read from the launcher's exit events (:func:`ended_code`)."""
+
+    def __init__(self, launcher, node: str):
+        self.launcher, self.node = launcher, node
+        self.label = node
+
+    def _found_pid(self) -> int | None:
+        return self.launcher.pids.get(self.node)
+
+    def _launcher_alive(self) -> bool:
+        return self.launcher.driver_alive()
+
+    def poll(self) -> int | None:
+        pid = self.launcher.pids.get(self.node)
+        # still there (stopped, or outliving the driver), or the driver still runs
+        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self._launcher_alive()
+        return ended_code(self.launcher, pid, running)
+
+
 class RankProcess(LaunchedProcess):
     """One rank: its pid among mpirun's children."""
 

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 from ._runner import TASKS_DIR, free_ports
-from .mpi import ExitEvents, LaunchedProcess, ended_code
+from .mpi import DriverTask, ExitEvents
 
 NAMINGS = ("ray_driver", "ray_session", "ray_both")
 DRIVER_LOG, DRIVER_OUT, DRIVER_ERR = "ray-job.log", "ray-job.out", "ray-job.err"
@@ -122,24 +122,6 @@ def _descendants(pid: int) -> list[int]:
                             out.append(k)
                             todo.append(k)
     return out
-
-
-# ----------------------------------------------------------------------------- tasks
-class TaskProcess(LaunchedProcess):
-    """One TensorFlow worker: a Ray Train worker actor's process."""
-
-    def __init__(self, ray: Ray, node: str):
-        self.ray, self.node = ray, node
-        self.label = node
-
-    def _found_pid(self) -> int | None:
-        return self.ray.pids.get(self.node)
-
-    def _launcher_alive(self) -> bool:
-        return self.ray.driver_alive()
-
-    def poll(self) -> int | None:
-        return self.ray.task_code(self.node)
 
 
 class Ray:
@@ -271,7 +253,7 @@ class Ray:
         for node in self.nodes:
             lab.procs[node] = Proc(
                 node,
-                TaskProcess(self, node),
+                DriverTask(self, node),
                 Path(lab.out_dir),
                 now,
                 reader=lambda n=node: self.read(n),
@@ -333,11 +315,6 @@ class Ray:
             with contextlib.suppress(FileNotFoundError):
                 out.append(f.read_text(errors="replace"))
         return "".join(out)
-
-    def task_code(self, node: str) -> int | None:
-        pid = self.pids.get(node)
-        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.driver_alive()
-        return ended_code(self, pid, running)
 
     # ------------------------------------------------------------------ events
     def cancel(self, why: str = "cancel") -> None:

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from ._runner import TASKS_DIR, free_ports
-from .mpi import ExitEvents, LaunchedProcess, ended_code
+from .mpi import DriverTask, ExitEvents
 
 NAMINGS = ("spark_executors", "spark_workers", "spark_submit_log")
 LOG_DIR = "logs"  # $SPARK_LOG_DIR (the daemons' .out files)
@@ -142,24 +142,6 @@ def _environ(pid: int) -> dict[str, str]:
         if sep:
             out[k.decode(errors="replace")] = v.decode(errors="replace")
     return out
-
-
-# ----------------------------------------------------------------------------- tasks
-class TaskProcess(LaunchedProcess):
-    """One TensorFlow worker: found among the executors' descendants."""
-
-    def __init__(self, spark: Spark, node: str):
-        self.spark, self.node = spark, node
-        self.label = node
-
-    def _found_pid(self) -> int | None:
-        return self.spark.pids.get(self.node)
-
-    def _launcher_alive(self) -> bool:
-        return self.spark.driver_alive()
-
-    def poll(self) -> int | None:
-        return self.spark.task_code(self.node)
 
 
 class Spark:
@@ -314,7 +296,7 @@ class Spark:
         for node in self.nodes:
             lab.procs[node] = Proc(
                 node,
-                TaskProcess(self, node),
+                DriverTask(self, node),
                 Path(lab.out_dir) / WORK_DIR,
                 now,
                 reader=lambda n=node: self.read(n),
@@ -387,12 +369,6 @@ class Spark:
             with contextlib.suppress(FileNotFoundError):
                 out.append((self.out_dir / f).read_text(errors="replace"))
         return "".join(out)
-
-    def task_code(self, node: str) -> int | None:
-        pid = self.pids.get(node)
-        # still there (stopped, or outliving the driver), or the driver still runs
-        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.driver_alive()
-        return ended_code(self, pid, running)
 
     # ------------------------------------------------------------------ events
     def cancel(self, why: str = "cancel") -> None:
