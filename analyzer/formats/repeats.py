@@ -15,14 +15,14 @@ import pyarrow.compute as pc
 from analyzer.formats.lines import DIGIT_MARK, DIGITS_TO_MARK, ZERO_MARK, bools
 
 #: serves on new ports) and ``0x`` hex. Kept as they are (group 1): the tasks a line names
-#: (``/job:worker/replica:0/task:3``, ``task:3``, ``worker:3``).
+#: (``/job:worker/replica:0/task:3``, ``task:3``, ``worker:3``, a launcher's ``[Rank 3``).
 _TEMPLATE_MASK = (
     r"((?:/job:[\w-]+)?/replica:\d+/task:\d+|\btask:\d+"
-    r"|\b(?:chief|worker|ps|master|evaluator|coordinator):\d+\b)"
+    r"|\b(?:chief|worker|ps|master|evaluator|coordinator):\d+\b|\[Rank \d+\b)"
     r"|0x[0-9a-fA-F]+|\d+"
 )
 _NUMBERS = r"0x[0-9a-fA-F]+|\d+"
-_NAMES_TASK = r"task:#|\b(?:chief|worker|ps|master|evaluator|coordinator):#"
+_NAMES_TASK = r"task:#|\b(?:chief|worker|ps|master|evaluator|coordinator):#|\[Rank #"
 _SHAPE_NAMES_TASK = _NAMES_TASK.replace("#", f"[{ZERO_MARK}{DIGIT_MARK}]")
 
 
@@ -194,7 +194,7 @@ def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.nda
     computed on the bytes of all lines, a piece of :data:`_MASK_PIECE` bytes at a time (the
     temporary arrays stay small and in cache); and the rows holding ``0x`` (where the template
     masks ``0x`` and its hex digits as one number) and the rows that may name a task (a ``:#``
-    after one of :data:`_NAME_ENDS`), both for RE2 to look at."""
+    after one of :data:`_NAME_ENDS`, or ``k #`` as in ``[Rank #``), both for RE2 to look at."""
     n = len(text)
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + n + 1]
     data = text.buffers()[2]
@@ -222,11 +222,12 @@ def _mask_digits(text: pa.LargeStringArray) -> tuple[pa.LargeStringArray, np.nda
         dropped_at.append(np.flatnonzero(dropped) + start)
         x = np.flatnonzero(segment[1:] == 120) + 1  # "0x" (x at segment[x])
         hex_at.append(x[segment[x - 1] == 48] + (start - before))
-        # ":#" after k, f, r or s (masked bytes, with the two before the piece)
+        # ":#" after k, f, r or s, or "k #" (masked bytes, with the two before the piece)
         masked = np.frombuffer(tail + piece, dtype=np.uint8)
         c = np.flatnonzero(masked[2:] == 35) + 2
-        c = c[masked[c - 1] == 58]
-        named_at.append(c[_NAME_ENDS[masked[c - 2]]] + (done - len(tail)))
+        colon = c[(masked[c - 1] == 58) & _NAME_ENDS[masked[c - 2]]]
+        rank = c[(masked[c - 1] == 32) & (masked[c - 2] == 107)]  # "[Rank #"
+        named_at.append(np.union1d(colon, rank) + (done - len(tail)))
         pieces.append(piece)
         done += len(piece)
         tail = (tail + piece)[-2:]
