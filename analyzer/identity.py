@@ -150,18 +150,21 @@ def _before_id(text: str, m: re.Match) -> bool:
     return m["index"] is None and bool(_HEX_ID_AFTER_RE.match(text, m.end()))
 
 
+_BRACES_RE = re.compile(r"[{}]")
+
+
 def _parse_mapping(text: str) -> dict | None:
     start = text.find("{")
     if start < 0:
         return None
     depth = 0
-    for pos in range(start, len(text)):
-        if text[pos] == "{":
+    for brace in _BRACES_RE.finditer(text, start):  # (only the braces: a spec is long)
+        if brace[0] == "{":
             depth += 1
-        elif text[pos] == "}":
+        else:
             depth -= 1
             if depth == 0:
-                blob = text[start : pos + 1]
+                blob = text[start : brace.end()]
                 for loader in (json.loads, ast.literal_eval):
                     try:
                         value = loader(blob)
@@ -199,9 +202,12 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
     dtensor: dict[str, str] = {}
     slurm_rank: str | None = None
     launcher_rank: str | None = None
-    for text in texts[:max_rows]:
-        if text is None:
-            continue
+    # A text that repeats (a crash loop's TF_CONFIG at every restart) tells nothing new: every
+    # fact below is the first one found, or a set, except the channel cache, where the last
+    # line naming a job wins: those are applied in the order of each text's last occurrence.
+    last = {text: at for at, text in enumerate(texts[:max_rows]) if text is not None}
+    channels: list[tuple[int, str, list[str]]] = []
+    for text in last:
         if slurm_rank is None and (m := _SLURM_PROCID_RE.search(text)):
             slurm_rank = m["rank"]
         if launcher_rank is None and (m := _LAUNCHER_RANK_RE.search(text)):
@@ -244,9 +250,10 @@ def facts_from_content(messages: pa.Array, max_rows: int = 2000) -> ContentFacts
         m = _CHANNEL_RE.search(text)
         if m:
             pairs = re.findall(r"(\d+)\s*->\s*([^,\s]+)", m["body"])
-            facts.channel_cache[m["job"]] = [
-                addr for _, addr in sorted(pairs, key=lambda p: int(p[0]))
-            ]
+            addrs = [addr for _, addr in sorted(pairs, key=lambda p: int(p[0]))]
+            channels.append((last[text], m["job"], addrs))
+    for _, job, addrs in sorted(channels, key=lambda c: c[0]):
+        facts.channel_cache[job] = addrs
     if facts.cluster is None and facts.channel_cache:
         facts.cluster = dict(facts.channel_cache)
     if len(facts.claims) > 1:  # several tasks' lines in one stream: none of them is its node,
