@@ -375,6 +375,39 @@ def test_remote_target_in_continuation_lines_is_blame() -> None:
     assert list(blames["blamed"]) == ["ps:0"]
 
 
+def test_frames_after_an_exception_do_not_use_up_its_continuation_lines() -> None:
+    # TensorFlow's "Graph execution error:" lists the op's definition frame by frame before
+    # the status that says what failed; that status still belongs to the exception
+    frames = [f'  File "/app/f{i}.py", line {i}, in f{i}' for i in range(20)]
+    messages = [
+        "tensorflow.python.framework.errors_impl.DeadlineExceededError: Graph execution error:",
+        "Detected at node CollectiveReduceV2 defined at (most recent call last):",
+        *frames,
+        "Collective ops is aborted by: Deadline Exceeded",
+        "RPC: /tensorflow.CoordinationService/Heartbeat",
+        *[f"plain line {i}" for i in range(20)],
+    ]
+    n = len(messages)
+    timeline = pd.DataFrame(
+        {
+            "ts": [T0] * n,
+            "node": ["worker:1"] * n,
+            "file": ["w.log"] * n,
+            "line_no": list(range(10, 10 + n)),
+            "format": ["python_traceback", *["plain"] * (n - 1)],
+            "message": messages,
+            "detail": [None] * n,
+        }
+    )
+    finding = {"ts": T0, "node": "worker:1", "message": messages[0], "captures": {}}
+    finding |= {"pattern_id": "t.none", "category": "deadline_exceeded"}
+    text = finding_texts(timeline, _findings([finding]))[0]
+    assert "RPC: /tensorflow.CoordinationService/Heartbeat" in text
+    # frames are free, other lines are not: the budget still ends the continuation
+    taken = [f"plain line {i}" for i in range(20) if f"plain line {i}\n" in text + "\n"]
+    assert 0 < len(taken) < 20
+
+
 def test_spec_mismatch_names_the_odd_one_out() -> None:
     wrong = {**CLUSTER, "worker": ["10.0.0.3:9999", "10.0.0.4:2222"]}
     consistency = check_consistency(_facts(worker1=wrong))

@@ -183,11 +183,6 @@ KNOWN_WRONG: dict[str, str] = {
         "so it is not only reacting to its peers being gone and endings.woken_waited_on does "
         "not name it"
     ),
-    "mwms_mpi/stall_notimeout-chief-training-mpi_tag_output": (
-        "says worker:0 / deadline_exceeded: the frozen leader, woken by mpirun's abort, is found "
-        "(its peers' first errors are timeouts: their heartbeat RPCs to it), but no timeout was "
-        "set; the truth calls the coordination service's heartbeat check coordination_failure"
-    ),
     # mwms_spark: held out; measured once untouched (18/34, measurements/mwms_spark-untouched.txt),
     # then tuned on (log4j's yy/MM/dd lines, JVM daemons' class-named logs, a frozen task's end
     # reported after its peers gave up on it, or as its only words after theirs; see
@@ -275,10 +270,6 @@ KNOWN_WRONG: dict[str, str] = {
     "mwms_ray/preempt_job-chief-training-ray_session": (
         "says worker:2 / preemption: the whole job was stopped (SIGTERM to the driver, Ray then "
         "SIGKILLs every worker); which task the truth names is not in the lines"
-    ),
-    "mwms_ray/stall_notimeout-chief-training-ray_session": (
-        "says worker:0 / deadline_exceeded (right node): the peers' heartbeat timeouts read as a "
-        "deadline (as mwms_mpi/stall_notimeout-chief-training-mpi_tag_output)"
     ),
     "mwms_ray/stall_notimeout-worker-training-ray_driver": (
         "says the driver's copy of the frozen worker (a job-level log): Ray's log dedup left its "

@@ -14,6 +14,7 @@ from analyzer.diagnose.common import (
     _TASK_RE,
     BLAME_SEVERITIES,
     CONTINUATION_BEFORE,
+    CONTINUATION_FRAMES,
     CONTINUATION_LINES,
     ERROR_SEVERITIES,
     LATE_BLAME_S,
@@ -355,12 +356,14 @@ def finding_texts(
             frames = _column(timeline["detail"].iloc[heads[tb]].to_frame(), "detail")
             span[tb] = [d.count("\n") + 1 if type(d) is str else 0 for d in frames]
 
-    def extent(live: np.ndarray, steps: int, sign: int) -> np.ndarray:
+    def extent(live: np.ndarray, steps: int, sign: int, frames: int = 0) -> np.ndarray:
         """For the findings ``live`` (indices into ``heads``): how many lines, one after another
-        ``sign``-wards, continue each (``_continues`` and level-less)."""
+        ``sign``-wards, continue each (``_continues`` and level-less); up to ``frames`` Python
+        frame lines among them do not count against ``steps``."""
         count = np.zeros(len(heads), dtype=np.int64)
+        spent = np.zeros(len(heads), dtype=np.int64)  # lines taken that are no frame
         live = live[head_ok[live]]
-        for k in range(1, steps + 1):
+        for k in range(1, steps + frames + 1):
             rows = heads[live] + sign * k
             inside = (rows >= 0) & (rows < n)
             live, rows = live[inside], rows[inside]
@@ -370,7 +373,12 @@ def finding_texts(
             ok = (node[rows] == node[h]) & (file[rows] == file[h]) & line_ok[rows]
             ok &= (gap > 0) & (gap <= 2 * k + 1)  # (a blank line may follow each line)
             ok[ok] = plain_at(rows[ok])
-            live = live[ok]
+            live, rows = live[ok], rows[ok]
+            if frames:
+                spend = spent[live] + ~columns.frame_at(rows)  # type: ignore[union-attr]
+                within = spend <= steps
+                live, spend = live[within], spend[within]
+                spent[live] = spend
             count[live] += 1
             if not len(live):
                 break
@@ -378,12 +386,12 @@ def finding_texts(
 
     head_plain = plain_at(heads)
     # a leveled finding: the plain lines after it; a continuation itself: the lines before it
-    after = extent(np.flatnonzero(~head_plain), CONTINUATION_LINES, +1)
+    after = extent(np.flatnonzero(~head_plain), CONTINUATION_LINES, +1, CONTINUATION_FRAMES)
     before = extent(np.flatnonzero(head_plain), CONTINUATION_BEFORE, -1)
 
     taken = np.zeros(n, dtype=bool)
     taken[heads] = True
-    for k in range(1, CONTINUATION_LINES + 1):
+    for k in range(1, int(after.max(initial=0)) + 1):
         taken[heads[after >= k] + k] = True
     for k in range(1, CONTINUATION_BEFORE + 1):
         taken[heads[before >= k] - k] = True

@@ -33,6 +33,12 @@ LATE_BLAME_S = 1.0  #: a blame this long after the blamer's own first error is t
 REGEX_TIMEOUT_S = 0.5  #: per rule re-run over an error's continuation lines
 CONTINUATION_LINES = 12  #: level-less lines after an error that still belong to it
 CONTINUATION_BEFORE = 2  #: lines before a level-less finding that it belongs with
+#: Python frames among those lines do not count: TensorFlow's ``Graph execution error:`` lists
+#: where the op was defined (``Detected at node X defined at (most recent call last):`` and a
+#: frame per line) before the status that says what failed; at most this many more lines.
+CONTINUATION_FRAMES = 64
+FRAME_LINE_RE = r'^\s+File "'
+_FRAME_LINE = re.compile(FRAME_LINE_RE)
 CLEAN_LOOKBACK = 8  #: a goodbye among a log's last this-many info lines makes a clean end
 TAIL_EVENTS = 40  #: events per node inspected to tell how its log ends
 MAX_EVIDENCE = 8
@@ -229,6 +235,21 @@ class _Columns:
         plain = pc.is_in(taken, value_set=pa.array(["plain", ""], taken.type))
         plain = pc.or_(plain.fill_null(False), pc.is_null(taken))
         return plain.to_numpy().astype(bool) if len(rows) else np.zeros(0, dtype=bool)
+
+    def frame_at(self, rows: np.ndarray) -> np.ndarray:
+        """Per position: is its message a Python frame (``  File "...", line N, in f``)?
+        Only these rows' messages are read."""
+        if not len(rows):
+            return np.zeros(0, dtype=bool)
+        col = self.timeline["message"]
+        if _arrow_strings(col):
+            import pyarrow.compute as pc
+
+            taken = pa.chunked_array(col.array.__arrow_array__()).take(pa.array(rows, pa.int64()))
+            hit = pc.match_substring_regex(taken, FRAME_LINE_RE)
+            return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+        texts = col.iloc[rows]
+        return np.array([bool(_FRAME_LINE.match(_text(t))) for t in texts], dtype=bool)
 
     @cached_property
     def plain(self) -> np.ndarray:

@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from analyzer.diagnose.common import NOT_TRAINERS, TIMED_OUT_RE, _utc, error_texts
+from analyzer.diagnose.common import (
+    HEARTBEAT_RPC_RE,
+    NOT_TRAINERS,
+    TIMED_OUT_RE,
+    _utc,
+    error_texts,
+)
 
 if TYPE_CHECKING:
     from analyzer.diagnose.case import Case
@@ -234,16 +240,42 @@ def stuck_waited_on(ev: Case) -> str | None:
     peers = ev.errors[ev.errors["node"] != node]
     if peers.empty:
         return None
-    # each peer's first burst of errors (a step that timed out also aborts its executors
-    # a moment before the deadline's own error is logged)
-    times = _utc(peers["ts"])
-    first = times.groupby(peers["node"]).transform("min")
-    burst = peers[(times - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
-    timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
+    burst = first_bursts(peers)
+    share = timed_out(burst).groupby(burst["node"]).any().mean()
+    return node if share > 0.5 else None
+
+
+def first_bursts(errors: pd.DataFrame) -> pd.DataFrame:
+    """Each node's first burst of errors: those within ``STEP_BURST_S`` of its first (a step
+    that timed out also aborts its executors a moment before the deadline's own error)."""
+    times = _utc(errors["ts"])
+    first = times.groupby(errors["node"].astype(str)).transform("min")
+    return errors[(times - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
+
+
+def timed_out(errors: pd.DataFrame) -> pd.Series:
+    """Per error: is it a timeout (a deadline's category, or its text says it timed out)?"""
+    return (errors["category"] == "deadline_exceeded") | error_texts(errors).str.contains(
         TIMED_OUT_RE
     )
-    share = timed_out.groupby(burst["node"]).any().mean()
-    return node if share > 0.5 else None
+
+
+def waited_on_by_heartbeats(node: str, ev: Case) -> bool:
+    """Did ``node``'s peers time out on it only in their heartbeats to the coordination
+    service it hosts (the chief, else worker 0)? That is the service's liveness check giving
+    up on it, not a deadline of the job's own operations."""
+    leader = next((n for n in ("chief:0", "master:0", "worker:0") if n in ev.facts), None)
+    if node != leader or ev.errors.empty:
+        return False
+    tasks = ev.errors[~ev.errors["node"].astype(str).isin(ev.outside | {node})]
+    if tasks.empty:
+        return False
+    burst = first_bursts(tasks)
+    texts = error_texts(burst)
+    late = timed_out(burst) & ~texts.str.contains("is aborted by")
+    if not late.any():
+        return False
+    return bool(texts[late].str.contains(HEARTBEAT_RPC_RE).all())
 
 
 def woken_waited_on(ev: Case) -> str | None:
@@ -275,14 +307,8 @@ def woken_waited_on(ev: Case) -> str | None:
     )
     if own_kinds - {"node_crash"}:
         return None
-    peers = tasks[tasks["node"].astype(str) != node]
-    ptimes = _utc(peers["ts"])
-    first = ptimes.groupby(peers["node"].astype(str)).transform("min")
-    burst = peers[(ptimes - first <= pd.Timedelta(seconds=STEP_BURST_S)).to_numpy()]
-    timed_out = (burst["category"] == "deadline_exceeded") | error_texts(burst).str.contains(
-        TIMED_OUT_RE
-    )
-    if timed_out.groupby(burst["node"].astype(str)).any().mean() <= 0.5:
+    burst = first_bursts(tasks[tasks["node"].astype(str) != node])
+    if timed_out(burst).groupby(burst["node"].astype(str)).any().mean() <= 0.5:
         return None
     own = tasks[tasks["node"].astype(str) == node]
     reacting = own["category"].isin(

@@ -31,6 +31,7 @@ from analyzer.diagnose.common import (
     _values,
     error_texts,
 )
+from analyzer.diagnose.endings import waited_on_by_heartbeats
 from analyzer.diagnose.evidence import (
     _blame_evidence,
     _blocked_evidence,
@@ -82,6 +83,8 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     ) is not None:
         return notice
     if c.intrinsic is None and node in (ev.stuck_waited_on(), ev.woken_waited_on()):
+        if waited_on_by_heartbeats(node, ev):
+            return "coordination_failure", None
         return "deadline_exceeded", None
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
