@@ -47,6 +47,7 @@ NAMED_SPLITS = (
     "fresh16",
     "fresh17",
     "fresh18",
+    "fresh19",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
