@@ -9,6 +9,7 @@ about nodes, time zones or the other files of the run.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -16,7 +17,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from analyzer.formats import SMALL_FILE, Keep, ParsedLines, parse_lines, parse_many
+from analyzer.formats import (
+    CONTINUED_FORMATS,
+    SMALL_FILE,
+    Keep,
+    ParsedLines,
+    parse_lines,
+    parse_many,
+)
 from analyzer.sources import Source, read_source, sniff_binary
 
 if TYPE_CHECKING:
@@ -67,7 +75,10 @@ def process_batch(sources: Sequence[Source], work: Work) -> list[Parsed]:
     if work.rules is None or not parsed:
         return results
     tables = [r.parsed.table for r in parsed]  # type: ignore[union-attr]
-    combined, problems = classify_table(pa.concat_tables(tables), work.rules, work.regex_timeout)
+    sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
+    combined, problems = classify_table(
+        pa.concat_tables(tables), work.rules, work.regex_timeout, np.cumsum(sizes)
+    )
     if len(tables) > 32:  # many small files: slicing columns of thousands of chunks is slow
         combined = combined.combine_chunks()
     start = 0
@@ -136,8 +147,11 @@ def _parse_one(data: bytes, keep: Keep | None) -> ParsedLines | str:
         return f"the parser failed ({exc_text(exc)}); not analyzed"
 
 
-def classify_table(table: pa.Table, rules: RuleSet, timeout: float) -> tuple[pa.Table, list[str]]:
-    """Add :data:`FINDING_COLUMNS` and ``benign`` to a parsed table."""
+def classify_table(
+    table: pa.Table, rules: RuleSet, timeout: float, ends: np.ndarray | None = None
+) -> tuple[pa.Table, list[str]]:
+    """Add :data:`FINDING_COLUMNS` and ``benign`` to a parsed table (of several sources, each
+    ending at the rows ``ends``)."""
     import pandas as pd
 
     from analyzer.classify import classify
@@ -158,8 +172,40 @@ def classify_table(table: pa.Table, rules: RuleSet, timeout: float) -> tuple[pa.
     benign = np.zeros(n, dtype=bool)
     if len(rows):
         benign[rows] = found["benign"].to_numpy(dtype=bool)
+        _benign_continuations(table, benign, np.array([n]) if ends is None else ends)
     table = table.append_column("benign", pa.array(benign))
     return table, list(result.problems)
+
+
+def _benign_continuations(table: pa.Table, benign: np.ndarray, ends: np.ndarray) -> None:
+    """A harmless warning's continuation lines are harmless too: the level-less lines it took
+    as its ``detail`` (TensorFlow's ``Additional GRPC error information from remote target``
+    and the peer's status after an error it says it ignored) are also events of their own,
+    and whatever rule they match, they say no more than the warning did. Sets ``benign``."""
+    heads = np.flatnonzero(benign)
+    if not len(heads):
+        return
+    fmt = table["format"].take(pa.array(heads)).to_pylist()
+    detail = table["detail"].take(pa.array(heads)).to_pylist()
+    line_no = table["line_no"].to_numpy(zero_copy_only=False)
+    plain = table["format"].to_pylist()
+    message = table["message"]
+    file_end = ends[np.searchsorted(ends, heads, side="right")]
+    for head, kind, text, end in zip(heads.tolist(), fmt, detail, file_end.tolist(), strict=True):
+        if not text or kind not in CONTINUED_FORMATS:
+            continue
+        last = line_no[head] + text.count("\n") + 1
+        row = head + 1
+        while row < end and line_no[row] <= last and plain[row] in (None, "plain"):
+            if _OWN_RECORD.search(message[row].as_py() or ""):
+                break  # a record of a format no rule parses (its time, its level): its own
+            benign[row] = True
+            row += 1
+
+
+#: A level-less line that is a record of its own after all: it starts with a time or a date,
+#: or names a level (``[0824 14:30:39 @input_source.py:204] ERR Deadline exceeded ...``).
+_OWN_RECORD = re.compile(r"^\s*\[?\d|\b(?:ERR|ERROR|FATAL|CRITICAL|WARN|WARNING)\b")
 
 
 def exc_text(exc: BaseException) -> str:

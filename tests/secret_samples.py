@@ -40,8 +40,10 @@ TERMINAL_PAYLOAD = " ".join([MARKUP, CSI, OSC_TITLE, BACKSPACE, OSC_LINK])
 #: What a raw control character must never leave in terminal output (ESC [ of the log's own
 #: sequence, OSC, BEL, backspace, carriage return).
 RAW_CONTROLS = ("\x1b[31mRED-ALERT", "\x1b]", "\x07", "\x08", "\r")
-#: How they must show instead: escaped, as text.
-ESCAPED = ("\\x1b[31mRED-ALERT", "\\x1b]0;pwned-title\\x07", "\\x08")
+#: How they must show instead: escaped, as text (a colour code, SGR, is removed where the
+#: log is read, as a terminal would render it: its text shows, plain).
+ESCAPED = ("\\x1b]0;pwned-title\\x07", "\\x08")
+COLOURED_TEXT = "RED-ALERT"
 
 
 #: Kinds whose lines a report shows when nothing is redacted (the chief's encrypted key is in no

@@ -314,3 +314,34 @@ def test_sample_logs_show_their_root_cause_category(folder):
     f = res.findings
     found = set(f.loc[~f["benign"], "category"])
     assert category in found, f"{folder.name}: {category} not in {sorted(found)}"
+
+
+def test_a_harmless_warnings_continuation_lines_are_harmless_too() -> None:
+    from analyzer.parse import Work, process_source
+    from analyzer.rules import load_rules
+    from analyzer.sources import Source
+
+    first = (
+        b"2021-09-09 01:04:49.556179: W ./tensorflow/core/distributed_runtime/eager/"
+        b"destroy_tensor_handle_node.h:57] Ignoring an error encountered when deleting remote "
+        b"tensors handles: Invalid argument: Unable to find the relevant tensor remote_handle\n"
+    )
+    peer = (
+        b"Additional GRPC error information from remote target /job:worker/replica:0/task:0:\n"
+        b':{"created":"@1631149489.552718417","description":"Error received from peer '
+        b'ipv4:10.122.28.50:8470","grpc_message":"Unable to find","grpc_status":3}\n'
+    )
+    work = Work(max_bytes=1 << 20, rules=load_rules())
+
+    def table(data: bytes):
+        return process_source(Source(Path("w.log"), "w.log", data=data), work).parsed.table
+
+    harmless = table(first + peer)
+    assert harmless["benign"].to_pylist() == [True, True, True]
+    # a record of a format no rule parses is its own, continuation or not
+    own = b"[0824 14:30:39 @input_source.py:204] ERR Deadline exceeded while waiting for data\n"
+    assert table(first + own)["benign"].to_pylist() == [True, False]
+    # the same peer lines after a warning that is not harmless keep their own verdict
+    alone = table(first.replace(b"Ignoring an error encountered when deleting", b"Failed") + peer)
+    assert alone["benign"].to_pylist()[2] is False
+    assert alone["pattern_id"].to_pylist()[2] is not None

@@ -278,3 +278,29 @@ def test_a_traceback_of_any_length_is_one_event_to_its_exception(depth):
     expected = lines if lines <= 500 else 500  # a group is cut at _MAX_GROUP_LINES
     assert first["line_end"] == expected
     assert (first["message"] == "ValueError: bad") == (lines <= 500)
+
+
+def test_colour_codes_are_removed_so_a_coloured_exception_reads_as_one() -> None:
+    # (Jupyter's saved tracebacks colour the exception's name apart from its colon)
+    data = b"\x1b[0;31mTypeError\x1b[0m: f() got an unexpected keyword argument 'x'\n"
+    table = parse_lines(data).table
+    assert table["message"].to_pylist() == ["TypeError: f() got an unexpected keyword argument 'x'"]
+    # other control sequences are left for the reports to show escaped
+    assert "\x1b]0;t\x07" in parse_lines(b"a \x1b]0;t\x07 b\n").table["raw"].to_pylist()[0]
+
+
+def test_an_ignored_exception_is_one_event_with_its_announcement() -> None:
+    data = (
+        b"Exception ignored in: 'pyarrow.lib._PandasAPIShim._have_pandas_internal'\n"
+        b"Traceback (most recent call last):\n"
+        b'  File "pyarrow/pandas-shim.pxi", line 110, in _check_import\n'
+        b"ModuleNotFoundError: No module named 'pyarrow.vendored'\n"
+        b"next line\n"
+    )
+    table = parse_lines(data).table
+    assert table["format"].to_pylist() == ["python_traceback", "plain"]
+    assert table["detail"].to_pylist()[0].startswith("Exception ignored in: ")
+    assert table["line_no"].to_pylist() == [1, 5]
+    # a traceback after any other line starts at its own first line
+    other = parse_lines(data.replace(b"Exception ignored in:", b"Something else:")).table
+    assert other["format"].to_pylist() == ["plain", "python_traceback", "plain"]

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from secret_samples import (
+    COLOURED_TEXT,
     ESCAPED,
     FILLER,
     MARKUP,
@@ -125,6 +126,7 @@ def test_terminal_gets_no_raw_control_sequence(outputs, view, redact):
         assert raw not in text, repr(raw)
     for escaped in ESCAPED:
         assert escaped in text
+    assert COLOURED_TEXT in text and "x1b[31m" not in text
     assert MARKUP.split(" [link")[0] in text  # ``[bold red]...[/bold red]`` literally
 
 
@@ -137,7 +139,8 @@ def test_rich_console_at_terminal_size(job):
     out = buf.getvalue()
     for raw in RAW_CONTROLS:
         assert raw not in out, repr(raw)
-    assert "\\x1b[31mRED-ALERT" in out and "[bold red]rich-markup[/bold red]" in out
+    assert COLOURED_TEXT in out and "x1b[31m" not in out
+    assert "[bold red]rich-markup[/bold red]" in out
     for kind, parts in job[1].items():
         assert not [p for p in parts if p in out], kind
 

@@ -45,12 +45,14 @@ from analyzer.formats.catalog import (
     Wrapper,
 )
 from analyzer.formats.events import parse_lines
+from analyzer.formats.groups import CONTINUED_FORMATS
 from analyzer.formats.lines import Lines, ParsedLines, decode, split_lines
 from analyzer.formats.many import SMALL_FILE, parse_many
 from analyzer.formats.repeats import templates
 from analyzer.formats.select import Keep
 
 __all__ = [
+    "CONTINUED_FORMATS",
     "LINE_FORMATS",
     "MAX_LINE_CHARS",
     "PART_FIELDS",

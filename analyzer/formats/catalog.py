@@ -53,7 +53,8 @@ LINE_FORMATS: tuple[LineFormat, ...] = (
     LineFormat(
         "python_logging",
         r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[ T](?P<time>\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)"
-        r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\]?(?:\s*[-|:]\s*|\s+)(?:\[?(?P<logger>[\w.]+)\]?\s*[-|:]\s*)?"
+        r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\]?(?:\s*[-|:]\s*|\s+)"
+        r"(?:\[?(?P<logger>[\w.-]+)\]?(?:\s*[-|:]\s*|\s+))?"
         r"\[?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?(?:\s*[-|:]\s*|\s+|$)"
         r"(?P<message>.*)$",
         r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d",

@@ -115,6 +115,30 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
     )
 
 
+#: CPython's line before the traceback of an exception it reported and went on from (an
+#: object's ``__del__``, an unraisable hook: Python/errors.c's ``write_unraisable_exc_file``).
+_IGNORED_RE = r"^\s*(?:>\s*)?Exception ignored in\b"
+
+
+def _ignored_from(
+    text, tb_starts: np.ndarray, wanted: np.ndarray, ends: np.ndarray | None
+) -> np.ndarray:
+    """Where each traceback starting at ``tb_starts`` begins: a line earlier when that line is
+    CPython's ``Exception ignored in: ...`` (one event, told harmless by what it says)."""
+    prev = tb_starts - 1
+    ok = prev >= 0
+    ok[ok] = wanted[prev[ok]]
+    if ends is not None:
+        ok[ok] = ends[prev[ok]] == ends[tb_starts[ok]]  # (the same file)
+    if not ok.any():
+        return tb_starts
+    at = np.flatnonzero(ok)
+    said = bools(pc.match_substring_regex(text(prev[at]), _IGNORED_RE))
+    out = tb_starts.copy()
+    out[at[said]] -= 1
+    return out
+
+
 def events_of(
     lines: Lines,
     inner: pa.Array | None,
@@ -140,7 +164,7 @@ def events_of(
     tb_starts = first_rows[bools(pc.equal(first_text, TRACEBACK_START))]
     st_starts = first_rows[bools(pc.match_substring(first_text, "*** Begin stack trace ***"))]
     kinds = np.r_[np.zeros(len(tb_starts), np.int8), np.ones(len(st_starts), np.int8)]
-    firsts = np.r_[tb_starts, st_starts].astype(np.int64)
+    firsts = np.r_[_ignored_from(text, tb_starts, wanted, ends), st_starts].astype(np.int64)
     lasts = np.r_[
         group_spans(text, n, tb_starts, "python_traceback", ends),
         group_spans(text, n, st_starts, "cpp_stacktrace", ends),

@@ -130,7 +130,9 @@ def group_starts(text: pa.Array) -> np.ndarray:
     return found
 
 
-_PREFIXED = ("tf_cpp", "absl", "python_logging", "python_basic")
+#: Formats whose warnings take the level-less lines after them as their ``detail``.
+CONTINUED_FORMATS = ("tf_cpp", "absl", "python_logging", "python_basic")
+_PREFIXED = CONTINUED_FORMATS
 _ANY_START = re.compile(
     "|".join(f"(?:{f.start})" for f in LINE_FORMATS) + "|" + re.escape(TRACEBACK_START)
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,15 @@ def decode(data: bytes) -> tuple[bytes, list[str]]:
             "bad bytes kept as \\xNN escapes"
         )
         data = text.encode("utf-8")
+    if b"\x1b[" in data:  # colour codes (Jupyter's tracebacks, coloured loggers, launchers)
+        data = _COLOUR_RE.sub(b"", data)
     return data, problems
+
+
+#: An SGR colour code (``ESC [ 31 m``): removed as a terminal renders it, so that a coloured
+#: exception name still reads ``TypeError: ...``. Other control sequences stay, and every
+#: report shows them escaped.
+_COLOUR_RE = re.compile(rb"\x1b\[[0-9;]*m")
 
 
 @dataclass
