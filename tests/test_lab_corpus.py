@@ -326,6 +326,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "mwms_mpi",
         "mwms_spark",
         "mwms_ray",
+        "tf1_supervisord",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
