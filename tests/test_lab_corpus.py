@@ -290,6 +290,46 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_ray/throttle-worker-training-ray_session": (
         "says - / none: the job is slow as a whole; no line says which worker's share was"
+    ),    # tf1_supervisord: held out and untouched; measured once (23/31, measurements/
+    # tf1_supervisord-untouched.txt); nothing tuned. supervisord.log is read as a node named
+    # 'supervisord' whose 'stopped: tf-<job>-<i> (terminated by SIGTERM)' lines are preemption
+    # findings of its own; its program names are not read as tasks.
+    "tf1_supervisord/block-worker-training-sup_redirect": (
+        "untouched measurement; not tuned: says worker:0 / session_blocked: worker:1 first waited out "
+        "MonitoredTrainingSession's 30 s for the chief's initialization ('Waiting for model to be "
+        "ready'), and that wait, which names the chief, is taken for the cause; the blocked step "
+        "leaves no line"
+    ),
+    "tf1_supervisord/preempt-chief-training-sup_rotate": (
+        "untouched measurement; not tuned: says worker:0 / node_crash (right node): the preemption is supervisorctl stop "
+        "tf-worker-0, whose only trace is supervisord.log's 'stopped: tf-worker-0 (terminated by "
+        "SIGTERM)', read as a preemption of a node 'supervisord', not of worker:0"
+    ),
+    "tf1_supervisord/preempt-worker-training-sup_auto": (
+        "untouched measurement; not tuned: says worker:1 / node_crash (right node): as preempt-chief-training-sup_rotate "
+        "('stopped: tf-worker-1 (terminated by SIGTERM)' names no task tfdiag knows)"
+    ),
+    "tf1_supervisord/preempt-worker-checkpoint-sup_redirect": (
+        "untouched measurement; not tuned: says worker:1 / node_crash (right node): as preempt-worker-training-sup_auto"
+    ),
+    "tf1_supervisord/preempt_job-chief-training-sup_redirect": (
+        "untouched measurement; not tuned: says - / none: supervisord's 'received SIGTERM indicating exit request' and "
+        "its 'stopped:' lines stay on its own node, and the three task logs stop mid-run with "
+        "no error at the same moment"
+    ),
+    "tf1_supervisord/stall_deadline-ps-training-sup_auto": (
+        "untouched measurement; not tuned: says worker:0 / node_crash: the frozen ps logs nothing; the chief stops "
+        "stepping with no error and worker:1's start-up wait for the chief names it"
+    ),
+    "tf1_supervisord/throttle-worker-training-sup_rotate": (
+        "untouched measurement; not tuned: says - / none: the throttled worker:1 waited out the 30 s for the chief's "
+        "initialization and logged 3 steps before the chief finished; no line shows it slow"
+    ),
+    "tf1_supervisord/version-worker-startup-sup_auto": (
+        "untouched measurement; not tuned: says worker:1 / version_mismatch (0.50): the job finished (truth none, mixed "
+        "releases); supervisord's teardown stop of the serving ps ('stopped: tf-ps-0 "
+        "(terminated by SIGTERM)') is a preemption finding, so the job looked failed and "
+        "worker:1's TF 2.16 was taken for the cause"
     ),
 }
 
