@@ -290,7 +290,8 @@ KNOWN_WRONG: dict[str, str] = {
     ),
     "mwms_ray/throttle-worker-training-ray_session": (
         "says - / none: the job is slow as a whole; no line says which worker's share was"
-    ),    # tf1_supervisord: held out and untouched; measured once (23/31, measurements/
+    ),
+    # tf1_supervisord: held out and untouched; measured once (23/31, measurements/
     # tf1_supervisord-untouched.txt); nothing tuned. supervisord.log is read as a node named
     # 'supervisord' whose 'stopped: tf-<job>-<i> (terminated by SIGTERM)' lines are preemption
     # findings of its own; its program names are not read as tasks.

@@ -63,7 +63,7 @@ def test_environment_keeps_a_json_tf_config_whole(tmp_path):
     cp = _parse(_conf("sup_auto", tmp_path))
     raw = cp.get("program:tf-worker-1", "environment")
     lexer = shlex.shlex(raw.replace("%%", "%"), posix=True)
-    lexer.wordchars += "=:/.-_%{}[]\" "
+    lexer.wordchars += '=:/.-_%{}[]" '
     lexer.whitespace = ","
     pairs = dict(tok.split("=", 1) for tok in lexer)
     assert json.loads(pairs["TF_CONFIG"]) == TF_CONFIG

@@ -326,8 +326,13 @@ class Supervisord:
         if any(" " in a or '"' in a or "'" in a for a in command):
             raise ValueError(f"a command= word with a space or quote: {command}")
         self.programs.append(
-            {"name": program(node), "node": node, "command": command, "env": env,
-             "autostart": autostart}
+            {
+                "name": program(node),
+                "node": node,
+                "command": command,
+                "env": env,
+                "autostart": autostart,
+            }
         )
 
     def write_conf(self) -> Path:
@@ -414,14 +419,13 @@ class Supervisord:
         cmd = [ctl_path(self.exe), "-c", str(self.scratch / CONF), *words]
         t0 = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         try:
-            r = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=timeout, env=self.env()
-            )
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=self.env())
             out = (r.stdout + r.stderr).strip()
         except subprocess.TimeoutExpired:
             out = "(timed out)"
-        self.ctl_calls.append({"utc": t0, "command": "supervisorctl " + " ".join(words),
-                               "output": out[:400]})
+        self.ctl_calls.append(
+            {"utc": t0, "command": "supervisorctl " + " ".join(words), "output": out[:400]}
+        )
         return out
 
     def start_program(self, node: str) -> str:
@@ -501,9 +505,8 @@ class Supervisord:
         for name in (SOCKET,):
             with contextlib.suppress(FileNotFoundError):
                 (self.out_dir / name).unlink()
-        launcher = [MAIN_LOG] + sorted(
-            p.name for p in self.out_dir.glob(MAIN_LOG + ".*") if p.is_file()
-        )
+        backups = sorted(p.name for p in self.out_dir.glob(MAIN_LOG + ".*") if p.is_file())
+        launcher = [MAIN_LOG, *backups]
         truth["launcher_files"] = [f for f in launcher if (self.out_dir / f).exists()]
         log = events(self.log_text())
         truth["supervisord"] = {
@@ -535,8 +538,6 @@ class Supervisord:
 
     def version(self) -> str | None:
         with contextlib.suppress(Exception):
-            r = subprocess.run(
-                [self.exe, "--version"], capture_output=True, text=True, timeout=20
-            )
+            r = subprocess.run([self.exe, "--version"], capture_output=True, text=True, timeout=20)
             return r.stdout.strip() or None
         return None
