@@ -417,6 +417,8 @@ def test_corpus_truth(truth_path: Path):
             job_log = {"ray_both": "ray-job.err", "ray_driver": "ray-job.log"}.get(
                 truth["naming"]
             ) or next((f for f in truth["launcher_files"] if f.endswith("/raylet.out")), "")
+        if "supervisord_output" in truth:  # supervisord's own log (analyzer/lab/supervisord.py)
+            job_log = "supervisord.log"
         assert job_log in truth["launcher_files"]
 
 

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, kubernetes, mpi, slurm, spark, systemd
+from . import compose, kubernetes, mpi, slurm, spark, supervisord, systemd
 from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
 
@@ -97,6 +97,8 @@ class Style:
     # builds its TF_CONFIG from its BarrierTaskContext: analyzer/lab/spark.py)
     # or "ray" (a real Ray head node runs a Ray Train TensorflowTrainer; Ray Train sets each
     # worker actor's TF_CONFIG: analyzer/lab/ray.py)
+    # or "supervisord" (one real supervisord runs every task as a [program:...] with its
+    # TF_CONFIG in environment=; the operator uses supervisorctl: analyzer/lab/supervisord.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -639,6 +641,46 @@ STYLES: dict[str, Style] = {
             config="ray",
             namings=raylab.NAMINGS,
         ),
+        Style(
+            name="tf1_supervisord",
+            script="tf1_training.py",
+            jobs=(("ps", 1), ("worker", 2)),
+            cluster="1 ps + 2 workers (tf.compat.v1.train.Server + MonitoredTrainingSession, "
+            "between-graph replication, worker 0 the chief) on a bare host run by one real "
+            "supervisord (Supervisor 4.3, supervisord -c <conf>, nodaemon): each task a "
+            "[program:tf-ps-0] / [program:tf-worker-N] with its TF_CONFIG in environment=, "
+            "autorestart=false, stopwaitsecs=5, started and stopped with supervisorctl over a "
+            "unix socket; each task's output as supervisord writes it: stdout_logfile=AUTO and "
+            "stderr_logfile=AUTO in childlogdir (<program>-stdout---supervisor-<random>.log, "
+            "-stderr---...), or redirect_stderr=true into <program>.log, or the same rotated by "
+            "supervisord (.log.1, .log.2, ...), beside supervisord's own supervisord.log",
+            # the TF1 task program of the tf1 style, unchanged; worker 0 is the chief. A
+            # preemption is supervisorctl stop <program> (SIGTERM, SIGKILL after stopwaitsecs);
+            # a job cancelled as a whole (preempt_job) is SIGTERM to supervisord, its host going
+            # down, which stops every program itself; the job's time limit and its end are the
+            # operator's supervisorctl stop all (then supervisorctl shutdown). A task started
+            # late is a program with autostart=false that supervisorctl start starts; a missing
+            # task is a program the configuration lacks. supervisord sends no SIGCONT: a frozen
+            # task outlives the SIGTERM and is SIGKILLed after stopwaitsecs.
+            roles={"chief": "worker:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("worker:0", "worker:1"),
+            progress_node="worker:0",
+            step_re=r"global_step (\d+) loss",
+            # 300 steps, not tf1's 90: a worker that asks before the chief initialized the
+            # variables waits MonitoredTrainingSession's 30 s (recovery_wait_secs) and must
+            # still find the training going (a first try lost that race: the chief had ended)
+            steps=300,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--save-checkpoint-steps", "60"),
+            ckpt_node="worker:0",
+            ckpt_re=r"Saving checkpoints for [1-9]\d* into",
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("worker:1",),
+            pod_prefix="tf",
+            naming_start=0,
+            config="supervisord",
+            namings=supervisord.NAMINGS,
+        ),
     ]
 }
 
@@ -727,6 +769,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", 3),
                 ("mwms_spark", 3),
                 ("mwms_ray", 3),
+                ("tf1_supervisord", 3),
             ),
         ),
         Fault(
@@ -868,6 +911,13 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ray", "worker", "checkpoint"),
                 ("mwms_spark", "chief", "checkpoint"),
                 ("mwms_ray", "chief", "checkpoint"),
+                # tf1_supervisord: every role mid-training, the ps and the chief at the
+                # checkpoint (its worker at start-up is in _all above)
+                ("tf1_supervisord", "ps", "training"),
+                ("tf1_supervisord", "worker", "training"),
+                ("tf1_supervisord", "chief", "training"),
+                ("tf1_supervisord", "ps", "checkpoint"),
+                ("tf1_supervisord", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -912,6 +962,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
+                ("tf1_supervisord", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -928,6 +979,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
+                # SIGTERM to supervisord (its host going down): it stops every program
+                ("tf1_supervisord", "chief", "training"),
             ),
             sig=signal.SIGTERM,
         ),
@@ -976,6 +1029,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
+                ("tf1_supervisord", "ps", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
             sig=signal.SIGSTOP,
             all_args="timeout",
@@ -1027,6 +1082,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
+                ("tf1_supervisord", "ps", "training"),
                 # not the evaluator: training never waits on it, so freezing it stalls nothing
             ),
             sig=signal.SIGSTOP,
@@ -1054,6 +1110,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
             args=("--block-at-step", "{third}"),
             ended_by_launcher=True,
@@ -1107,6 +1164,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
         ),
         Fault(
@@ -1141,6 +1199,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
             args=("--memory-limit-mb", "1024", "--oom-at-step", "{third}", "--oom-mb", "4096"),
             evidence=(
@@ -1175,6 +1234,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
                 ("mwms_ray", "chief", "startup"),
+                ("tf1_supervisord", "ps", "startup"),
             ),
             evidence=(("target", BIND_ERROR),),
         ),
@@ -1207,6 +1267,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1237,6 +1298,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1267,6 +1329,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1296,6 +1359,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
             must_fail=True,
         ),
@@ -1331,6 +1395,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
                 ("mwms_ray", "last", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
                 # not the evaluator: training never waits on it (nothing blocks)
             ),
             ended_by_launcher=True,
@@ -1364,6 +1429,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1392,6 +1458,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
             args=("--feed-dtype", "{feed}"),
             evidence=(
@@ -1429,6 +1496,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
+                ("tf1_supervisord", "worker", "training"),
             ),
             args=("--feature-dim", "{dim}"),
             evidence=(("any", r"[Ss]hape|[Ii]ncompatible|must be equal|size-incompatible"),),
@@ -1461,6 +1529,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
+                ("tf1_supervisord", "worker", "startup"),
             ),
         ),
         Fault(
@@ -1568,6 +1637,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return mpi.raw_name(node)
     if naming in spark.NAMINGS:
         return spark.WORK_DIR
+    if naming in supervisord.NAMINGS:
+        return f"{supervisord.program(node)}.log"
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -2026,6 +2097,7 @@ class _Run:
     mpi: mpi.Mpirun | None = None  # the mpi style's one real mpirun (its output, its ranks)
     spark: spark.Spark | None = None  # the spark style's cluster, application and tasks
     ray: raylab.Ray | None = None  # the ray style's head node, driver and worker actors
+    sup: supervisord.Supervisord | None = None  # the supervisord style's one real supervisord
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2185,6 +2257,15 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         # h5py loads, before the training function runs)
         plan["job_env"] = dict(fault.env)
 
+    if style.config == "supervisord":
+        missing = supervisord.check()
+        if missing:
+            raise CellError(missing)
+        run.sup = supervisord.Supervisord(lab.out_dir, cell.naming, nodes, lab.scratch)
+        lab.job_log = run.sup.job_event
+        lab.job_ends_tasks = True  # the operator's supervisorctl stop all ends the tasks
+        run.extra["supervisord_output"] = supervisord.OUTPUT_FORMS[cell.naming]
+
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
         if node == target and fault.kind == "args":
@@ -2243,6 +2324,28 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             log_style = "python" if node in style.python_log else "absl"
             plan.setdefault("node_env", {})[key] = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             return
+        if style.config == "supervisord":  # a [program:...] of the one configuration
+            log_style = "python" if node in style.python_log else "absl"
+            program_env = {
+                "PYTHONUNBUFFERED": "1",
+                "CUDA_VISIBLE_DEVICES": "",
+                "TFDIAG_LAB_LOG_STYLE": log_style,
+                "TFDIAG_LAB_STOP_FILE": "",  # no goodbye: supervisorctl stop ends the servers
+                "OMP_NUM_THREADS": "1",
+                "TZ": "UTC",
+                **node_env,
+            }
+            if tf_config is not None:
+                program_env = {"TF_CONFIG": json.dumps(tf_config), **program_env}
+            run.sup.add(
+                node,
+                python or sys.executable,
+                TASKS_DIR / style.script,
+                args,
+                program_env,
+                autostart=node not in delayed,
+            )
+            return
         exec_python = python
         if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
             host = systemd.HOSTS[node]
@@ -2271,9 +2374,15 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     # delays made inside the job
     inside = run.mpi is not None or run.spark is not None or run.ray is not None
     for node in nodes:
-        if node in run.missing or (node in delayed and not inside):
+        if node in run.missing or (node in delayed and not inside and run.sup is None):
             continue
-        start(node)
+        start(node)  # supervisord: a delayed program is in the configuration, autostart=false
+    if run.sup is not None:
+        try:
+            run.sup.launch(lab)
+        except RuntimeError as exc:
+            raise CellError(str(exc)) from exc
+        run.extra["supervisord_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2308,7 +2417,9 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     for node, delay in delayed.items():
         time.sleep(delay)
         run.extra.setdefault("late_start_utc", {})[node] = utc_now()
-        if not inside:
+        if run.sup is not None:  # supervisorctl start <program>
+            run.sup.start_program(node)
+        elif not inside:
             start(node)
         if fault.kind == "late":
             lab.mark_fault()
@@ -2319,12 +2430,16 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             # systemctl stop <unit>: SIGTERM and SIGCONT, SIGKILL after TimeoutStopSec
             lab.mark_fault()
             run.journal.stop(target, by_operator=False)
+        elif run.sup is not None and fault.sig == signal.SIGTERM:
+            # supervisorctl stop <program>: SIGTERM, SIGKILL after stopwaitsecs
+            lab.mark_fault()
+            run.sup.stop_program(target, by_operator=False)
         else:
             lab.signal(target, fault.sig)
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
         if fault.sig == signal.SIGSTOP:
             run.stopped.add(target)
-        if fault.sig == signal.SIGTERM and run.journal is None:
+        if fault.sig == signal.SIGTERM and run.journal is None and run.sup is None:
             _preempt_grace(lab, target, run)
     if fault.kind == "job_signal":  # the scheduler cancels the job: SIGTERM to mpirun
         _wait_phase(lab, style, cell.phase, target)
@@ -2333,6 +2448,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.spark.cancel()
         elif run.ray is not None:  # ... or to the Ray job's driver script
             run.ray.cancel()
+        elif run.sup is not None:  # ... or to supervisord (its host going down)
+            run.sup.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2440,6 +2557,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = set(run.journal.operator_stopped)
     if run.ray is not None:  # the worker actors Ray Train ended after their training returned
         deleted = run.ray.finished
+    if run.sup is not None:  # the programs the operator stopped (supervisorctl stop all)
+        deleted = set(run.sup.operator_stopped)
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -2680,6 +2799,13 @@ RAY_TIMEOUT_NOTE = (
 )
 
 
+SUPERVISORD_TIMEOUT_NOTE = (
+    " The job stopped making progress; the operator stopped every program (supervisorctl "
+    f"stop all: SIGTERM, SIGKILL after stopwaitsecs={supervisord.STOP_WAIT_SECS}), and "
+    "supervisord wrote its stopped: lines into supervisord.log."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -2743,6 +2869,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         for n, files in node_files.items():
             if not files:
                 raise CellError(f"{n}'s Ray worker process left no worker-*.out/.err file")
+    if run.sup is not None:
+        node_files = {n: run.sup.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s program left no log file")
     for n in run.missing:
         node_files[n] = []
     evidence = _find_evidence(out_dir, node_files, [*run.expect, *cell.expect])
@@ -2775,6 +2906,12 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until mpirun's abort of the "
             "job or the final SIGKILL ended it."
         )
+    elif run.stopped and run.sup is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until supervisorctl stop's "
+            "SIGTERM and, supervisord sending no SIGCONT, its SIGKILL after stopwaitsecs="
+            f"{supervisord.STOP_WAIT_SECS}."
+        )
     elif run.stopped and run.journal is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until systemctl stop sent it "
@@ -2794,6 +2931,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += SPARK_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "ray":
         notes += RAY_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "supervisord":
+        notes += SUPERVISORD_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -2904,6 +3043,20 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             if spec is not None:
                 truth["right_address"] = spec["cluster"]["worker"][spec["task"]["index"]]
         run.ray.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.sup is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is supervisorctl stop {supervisord.program(run.target)} "
+                f"(SIGTERM, SIGKILL after stopwaitsecs={supervisord.STOP_WAIT_SECS}); "
+                "supervisord's lines about it are in supervisord.log."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The host went down: SIGTERM to supervisord, which stopped every program "
+                f"(SIGTERM, SIGKILL after stopwaitsecs={supervisord.STOP_WAIT_SECS}) and exited."
+            )
+        run.sup.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
