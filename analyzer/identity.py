@@ -100,13 +100,18 @@ class ContentFacts:
         return f"{self.job}:{self.index}" if self.job and self.index is not None else None
 
 
-def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint:
-    """Read the node and rotation number from a file name and its folders."""
-    name = PurePosixPath(logical_name).name
-    rotation = 0
+def rotation_of(name: str) -> tuple[str, int]:
+    """``(base, N)`` for the piece ``base.N`` of a rotated log (``x.log.2`` → ``x.log``, 2),
+    ``(name, 0)`` for any other name (the live file)."""
     m = _ROTATION_RE.match(name)
     if m and _LOG_SUFFIX_RE.search(m["base"]):
-        name, rotation = m["base"], int(m["n"])
+        return m["base"], int(m["n"])
+    return name, 0
+
+
+def hint_from_name(logical_name: str, parents: tuple[str, ...] = ()) -> NameHint:
+    """Read the node and rotation number from a file name and its folders."""
+    name, rotation = rotation_of(PurePosixPath(logical_name).name)
     stem = _LOG_SUFFIX_RE.sub("", name)
     job = index = None
     for text in (stem, *reversed(parents)):

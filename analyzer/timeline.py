@@ -51,6 +51,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from analyzer.identity import rotation_of
+
 _S = pa.large_string()
 SCHEMA = pa.schema(
     [
@@ -262,12 +264,21 @@ def _bool(array) -> np.ndarray:
 
 
 def sort_timeline(table: pa.Table) -> pa.Table:
-    """Sort by time; events with equal times stay in node, file and line order."""
+    """Sort by time; events with equal times stay in node, file and line order, the pieces of
+    a rotated log oldest first (``x.log.2``, ``x.log.1``, ``x.log``: lines with no time of
+    their own carry their piece's last time, and a later piece's lines come after it)."""
     if table.num_rows == 0:
         return table
-    keys = [(name, "ascending", "at_end") for name in ("ts", "node", "file", "line_no")]
-    order = pc.sort_indices(table, sort_keys=keys)
-    return table.take(order)
+    files = pc.dictionary_encode(pc.fill_null(table["file"], "")).combine_chunks()
+    pieces = [rotation_of(n) for n in files.dictionary.to_pylist()]
+    # per distinct file, its place among the others: by name, a rotated log's pieces oldest first
+    rank = np.argsort(np.lexsort(([-n for _, n in pieces], [b for b, _ in pieces])))
+    by_piece = pa.array(rank[files.indices.to_numpy(zero_copy_only=False)], pa.int64())
+    keyed = pa.table(
+        {"ts": table["ts"], "node": table["node"], "piece": by_piece, "line": table["line_no"]}
+    )
+    keys = [(name, "ascending", "at_end") for name in ("ts", "node", "piece", "line")]
+    return table.take(pc.sort_indices(keyed, sort_keys=keys))
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:

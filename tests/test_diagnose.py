@@ -342,6 +342,14 @@ def test_blame_ignores_address_known_only_to_an_odd_spec() -> None:
     assert directory.resolve("peer_address", "10.0.0.3:2222")[0] == "worker:0"
 
 
+def test_a_launchers_program_name_is_read_as_a_log_files_name() -> None:
+    directory = PeerDirectory(_facts())
+    assert directory.resolve("peer_program", "tf-worker-1")[0] == "worker:1"
+    assert directory.resolve("peer_program", "tf-ps-0")[0] == "ps:0"
+    assert directory.resolve("peer_program", "tf-worker-7")[0] is None  # no such task
+    assert directory.resolve("peer_program", "dashboard")[0] is None
+
+
 def test_remote_target_in_continuation_lines_is_blame() -> None:
     timeline = pd.DataFrame(
         {

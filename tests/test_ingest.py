@@ -82,6 +82,20 @@ def test_compressed_files_and_rotation_order(tmp_path):
         assert list(df[df["node"] == node]["message"]) == [msg]
 
 
+def test_rotated_pieces_without_times_of_their_own_stay_oldest_first(tmp_path):
+    # (lines with no time carry the time of the last timed line before them, here the oldest
+    # piece's: the pieces must still read in rotation order, not in file-name order)
+    (tmp_path / "worker-1.log.2").write_bytes(
+        b"2026-11-22 04:00:00,000 - INFO - start\nINFO:tensorflow:step 1\n"
+    )
+    (tmp_path / "worker-1.log.1").write_bytes(b"INFO:tensorflow:step 2\n")
+    (tmp_path / "worker-1.log").write_bytes(b"INFO:tensorflow:step 3\nINFO:tensorflow:done\n")
+    (tmp_path / "worker-0.log").write_bytes(b"2026-11-22 04:00:00,000 - INFO - other\n")
+    df = to_pandas(ingest([tmp_path]).timeline)
+    messages = list(df[df["node"] == "worker:1"]["message"])
+    assert messages == ["start", "step 1", "step 2", "step 3", "done"]
+
+
 def _tar_bytes(members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tf:

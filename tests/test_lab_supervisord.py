@@ -3,7 +3,7 @@ runs' files.
 
 Needs neither supervisord nor TensorFlow (the live test runs a real supervisord and skips
 without it). Reads logs and the lab's truth.json only: tfdiag's verdicts on these runs are not
-computed here (tf1_supervisord is held out and untouched; see tests/corpus/lab/protocol.json).
+computed here (the corpus test does: tests/test_lab_corpus.py).
 """
 
 from __future__ import annotations
@@ -148,11 +148,16 @@ def test_the_style_s_cells_rotate_over_the_three_layouts():
     assert style.roles == matrix.STYLES["tf1"].roles
 
 
-def test_the_protocol_holds_tf1_supervisord_out_and_untouched():
-    protocol = json.loads((ROOT / "tests" / "corpus" / "lab" / "protocol.json").read_text())
+def test_the_protocol_holds_tf1_supervisord_out_and_keeps_its_untouched_measurements():
+    """Declared held out and untouched before any run was recorded, measured untouched twice,
+    then tuned on: held out, no longer untouched, its first figures kept."""
+    lab = ROOT / "tests" / "corpus" / "lab"
+    protocol = json.loads((lab / "protocol.json").read_text())
     assert "tf1_supervisord" in protocol["holdout_styles"]
-    assert "tf1_supervisord" in protocol["untouched_styles"]
+    assert "tf1_supervisord" not in protocol["untouched_styles"]
     assert "twenty-first style" in protocol["why"]
+    for name in ("untouched", "untouched-at-merge"):
+        assert (lab / "measurements" / f"tf1_supervisord-{name}.txt").is_file()
 
 
 @pytest.mark.skipif(sup.find() is None, reason=f"needs supervisord ({sup.ENV})")

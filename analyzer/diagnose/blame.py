@@ -31,6 +31,7 @@ from analyzer.diagnose.common import (
     _values,
 )
 from analyzer.diagnose.facts import Facts
+from analyzer.identity import hint_from_name
 
 _REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
 _PROPAGATED_RE = re.compile(r"grpc_message:\s*\"(?:[^\"]*aborted by|Cancelled|CANCELLED)", re.I)
@@ -93,6 +94,10 @@ class PeerDirectory:
         job_index = re.fullmatch(r"(?P<job>[a-z]+)_(?:index|task|id)", group)
         if job_index and value.isdigit():
             return f"{job_index['job']}:{int(value)}", f"{job_index['job']} index {value}"
+        if group == "peer_program":  # a launcher's name for the task's process
+            node = hint_from_name(value).node
+            if node in self.nodes:
+                return node, f"the launcher's program {value} runs {node}"
         key = _address_key(value)
         if key is None:
             return None, f"unrecognised peer {value!r}"

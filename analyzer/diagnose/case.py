@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +17,10 @@ from analyzer.diagnose.common import (
 )
 from analyzer.diagnose.consistency import Consistency
 from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.outside import STOPPED_TOGETHER_S, work_done
 from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
+from analyzer.identity import hint_from_name
 
 #: A task's preemption notice this long after a peer's error first named it is the teardown of
 #: a job already lost, not why it was lost
@@ -187,8 +190,11 @@ class Case:
                     & ~f["benign"].fillna(False).astype(bool).to_numpy()
                     & f["severity"].isin(("warning", "error", "fatal")).to_numpy()
                 )
-                rows = f[keep]
+                outside = self._named_from_outside()
+                rows = pd.concat([f[keep], outside]) if len(outside) else f[keep]
                 end = self.phases.end if self.phases is not None else None
+                if end is None:
+                    end = self._work_done()
                 if end is not None and len(rows):
                     # a server (a ps, a worker that only serves) stopped after the job's
                     # training finished is the job's teardown, not a task taken away
@@ -212,6 +218,40 @@ class Case:
             self._memo["notices"] = got
         return got
 
+    def _work_done(self) -> Any:
+        """When every task that trained had ended well, though no line said the training
+        finished (:func:`.outside.work_done`), or None."""
+        if "work_done" not in self._memo:
+            serving = self.phases.serving() if self.phases is not None else set()
+            self._memo["work_done"] = work_done(self.facts, serving, self.outside, None)
+        return self._memo["work_done"]
+
+    def _named_from_outside(self) -> pd.DataFrame:
+        """Preemption notices of a job-level log (a launcher's, a process supervisor's) about
+        a task it names (supervisord's ``stopped: tf-worker-1``), as that task's own notices:
+        the findings' rows with ``node`` the task named. A stop that is no accusation (the
+        rule's severity may be ``info``): only a task stopped alone was taken away; tasks it
+        stopped together were the job's end (the operator's, the supervisor's own shutdown)."""
+        f = self.findings
+        if f is None or f.empty or not self.outside:
+            return pd.DataFrame()
+        said = f[
+            f["node"].astype(str).isin(self.outside).to_numpy(dtype=bool)
+            & (f["category"] == "preemption").to_numpy(dtype=bool)
+            & ~f["benign"].fillna(False).astype(bool).to_numpy()
+        ]
+        if said.empty:
+            return said
+        named = [_task_named(c, self.facts) for c in _values(said["captures"])]
+        said = said.assign(node=named)[[n is not None for n in named]]
+        if said.empty:
+            return said
+        first = _utc(said["ts"]).groupby(said["node"].to_numpy()).min().sort_values()
+        gaps = first.diff().dt.total_seconds().to_numpy()
+        near = np.r_[gaps[1:], np.inf] <= STOPPED_TOGETHER_S
+        near |= np.r_[np.inf, gaps[1:]] <= STOPPED_TOGETHER_S
+        return said[~said["node"].isin(first.index[near])]
+
     def _first_named(self) -> dict[str, pd.Timestamp]:
         """Per node, the first time a peer's error named it as failing (resolved blames, not its
         own; a peer waiting for it at start-up says it was not there yet, not that it failed)."""
@@ -229,8 +269,8 @@ class Case:
     def ended_from_outside(self) -> bool:
         """Was the job stopped from outside (its tasks killed together, or a job-level log that
         ends with the kill) before any node's training finished?"""
-        if self.phases.end is not None:
-            return False
+        if self.phases.end is not None or self._work_done() is not None:
+            return False  # (a stop after every trainer ended well is the job's teardown)
         return bool(self.stopped) or any(
             self.facts[n].ending == "killed" for n in self.outside if n in self.facts
         )
@@ -301,3 +341,18 @@ def _first_times(frame: pd.DataFrame, key: str) -> dict[str, Any]:
 def _corrected(times: dict[str, Any], node: str, clock: ClockEstimate) -> Any:
     """``_first_time`` from :func:`_first_times`: the node's corrected time, None if it has none."""
     return clock.correct(node, times[node]) if node in times else None
+
+
+def _task_named(captures: Any, facts: dict[str, Facts]) -> str | None:
+    """The known task a job-level finding's captures name: a launcher's program name
+    (``peer_program``, read as a log's file name is) or a task id (``peer_node``)."""
+    if isinstance(captures, str):
+        try:
+            captures = json.loads(captures)
+        except ValueError:
+            return None
+    if not isinstance(captures, dict):
+        return None
+    program, node = captures.get("peer_program"), captures.get("peer_node")
+    found = hint_from_name(str(program)).node if program else node
+    return found if found in facts else None

@@ -220,6 +220,7 @@ def gone_before_stop(ev: Case) -> set[str]:
         n
         for n, f in ev.facts.items()
         if n not in ev.told_to_stop
+        and n not in ev.unresponsive  # (alive at the stop: it had to be killed)
         and n not in ev.outside
         and n not in ev.stopped
         and not f.missing

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer.diagnose.common import _utc
 from analyzer.diagnose.facts import Facts
 
 STOPPED_TOGETHER_S = 10.0  #: logs that end with a kill signal this close together were stopped
@@ -97,3 +98,20 @@ def _killed_together(facts: dict[str, Facts], outside: set[str], end: Any = None
     if boundary is not None and latest >= boundary:
         together = {n for n in together if killed[n] >= boundary}
     return together if len(together) >= 2 else set()
+
+
+def work_done(facts: dict[str, Facts], serving: set[str], outside: set[str], end: Any) -> Any:
+    """When the job's work was done: ``end`` (a node said its training finished), else when
+    the last trainer's log ended if every task that trained (not one that only serves) ended
+    cleanly (its goodbye), though no line said the training finished; else None."""
+    if end is not None and not pd.isna(end):
+        return end
+    trainers = [f for n, f in facts.items() if n not in serving and n not in outside]
+    trainers = [f for f in trainers if not f.missing]
+    if not trainers or any(f.ending != "clean" for f in trainers):
+        return None
+    times = [f.last_time for f in trainers]
+    if any(t is None or pd.isna(t) for t in times):
+        return None
+    return _utc(pd.Series(times)).max()
+

@@ -25,7 +25,7 @@ from analyzer.diagnose.common import (
     _utc,
     error_texts,
 )
-from analyzer.identity import task_name
+from analyzer.identity import hint_from_name, task_name
 from analyzer.model import Diagnosis, Evidence, RootCause
 
 if TYPE_CHECKING:
@@ -74,10 +74,22 @@ OUTSIDE_END = (
     r"(?i)\bsend(?:ing)?\s+SIG(?:TERM|KILL|INT|QUIT)\b|\bsent\s+SIG(?:TERM|KILL|INT|QUIT)\b"
     r"|DUE TO TIME LIMIT|time limit (?:reached|exceeded)|no (?:training )?progress for"
     r"|still running after|active longer than specified deadline"
+    # supervisord (supervisor/process.py, supervisord.py): told to exit, a program it stopped,
+    # a program it killed when the stop's grace (stopwaitsecs) ran out
+    r"|received SIG(?:TERM|INT|QUIT|HUP) indicating exit request"
+    r"|\bstopped: [\w.-]+ \(terminated by SIG(?:TERM|KILL|INT)\b|\bkilling '[^']+' \(\d+\) with SIGKILL"
 )
 #: ... and those that say a task outlived its SIGTERM (killed after a grace period).
-UNRESPONSIVE = r"(?i)still running after|did not (?:exit|terminate)|\bsend(?:ing)?\s+SIGKILL"
-_TERM = r"(?i)SIGTERM|SIGINT|TIME LIMIT|time limit"
+UNRESPONSIVE = (
+    r"(?i)still running after|did not (?:exit|terminate)|\bsend(?:ing)?\s+SIGKILL"
+    r"|\bkilling '[^']+' \(\d+\) with SIGKILL"
+)
+#: ... of which these say so of the task they name alone (its grace ran out)
+_GRACE_RAN_OUT = re.compile(r"still running|\bkilling '[^']+' \(\d+\) with SIGKILL")
+#: A launcher's name for a task's process (supervisord's ``tf-worker-1``, a pod's name):
+#: read as a log file's name is (analyzer.identity.hint_from_name).
+_PROGRAM_RE = re.compile(r"\b[A-Za-z][\w.-]*?[-_.]\d+\b")
+_TERM = r"(?i)SIGTERM|SIGINT|TIME LIMIT|time limit|\bstopped: [\w.-]+ \(terminated by SIG"
 _NODE_RE = re.compile(r"/job:([\w-]+)(?:/replica:\d+)?/task:(\d+)|\b([a-z][\w-]*):(\d+)\b")
 
 
@@ -125,6 +137,10 @@ def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
             node = f"{m[1]}:{m[2]}" if m[1] else f"{m[3]}:{m[4]}"
             if node in known:
                 named.add(node)
+        for m in _PROGRAM_RE.finditer(text):
+            node = hint_from_name(m[0]).node
+            if node in known:
+                named.add(node)
         ts = _utc(pd.Series([r.ts])).iloc[0]
         if out.time is None or (not pd.isna(ts) and ts < out.time):
             out.time = ts
@@ -134,7 +150,7 @@ def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
             out.sources.add(str(r.node))
         after_term = stop_lines and named and re.search(UNRESPONSIVE, text)
         if after_term and (
-            any(named < earlier for earlier in stop_lines) or "still running" in text
+            any(named < earlier for earlier in stop_lines) or _GRACE_RAN_OUT.search(text)
         ):
             out.unresponsive |= named
         if re.search(_TERM, text):
