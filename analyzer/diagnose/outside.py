@@ -114,4 +114,3 @@ def work_done(facts: dict[str, Facts], serving: set[str], outside: set[str], end
     if any(t is None or pd.isna(t) for t in times):
         return None
     return _utc(pd.Series(times)).max()
-
