@@ -122,8 +122,10 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 542/591 recall (the new batch's misses lower it), 234/237 -> 246/249 benign-clean.
 #: ``fresh19`` (30 excerpts, 18 benign; saved cell outputs of Jupyter notebooks committed in public
 #: repositories, a new source) raised the totals below (840 -> 870 excerpts, 249 -> 267 benign).
-MIN_EXCERPTS = 870
-MIN_BENIGN = 267
+#: ``fresh20`` (14 excerpts, 4 benign; saved cell outputs of other notebooks, as fresh19) raised them
+#: again (870 -> 884 excerpts, 267 -> 271 benign).
+MIN_EXCERPTS = 884
+MIN_BENIGN = 271
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -179,7 +181,7 @@ MIN_BENIGN_CLEAN = {
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh20"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh21"})
 
 
 def _rows() -> list[dict[str, str]]:
