@@ -151,6 +151,9 @@ MIN_RECALL = {
     # fresh19: 7/12 untouched (measurements/fresh19-untouched.txt); 8/12 after colour codes are
     # removed at reading (an ImportError coloured apart from its colon)
     "fresh19": 0.66,
+    # fresh20: 6/10 untouched (measurements/fresh20-untouched.txt); 9/10 after the templates of
+    # glibc's loader, a SavedModel function with no matching signature and tfds' dataset versions
+    "fresh20": 0.90,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
@@ -177,6 +180,7 @@ MIN_BENIGN_CLEAN = {
     # with its traceback, TensorFlow's port picker's bind retries, the AWS OFI plugin's
     # fallback to sockets and a harmless warning's continuation lines were read as harmless
     "fresh19": 0.94,
+    "fresh20": 1.00,
     "all": 0.98,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
