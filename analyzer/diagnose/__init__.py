@@ -168,7 +168,10 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     phases = node_phases(timeline, columns.ts, progress)
-    kept = drop_transient_waits(blames, facts, phases.serving(), phases.joined(), phases.started())
+    trained = {n: seen["training"] for n, seen in phases.first.items() if "training" in seen}
+    kept = drop_transient_waits(
+        blames, facts, phases.serving(), phases.joined(), phases.started(), trained
+    )
     retries = blames["row"][
         ~blames["row"].isin(kept["row"]) & (blames["category"] != "session_blocked")
     ]

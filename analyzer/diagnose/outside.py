@@ -101,9 +101,10 @@ def _killed_together(facts: dict[str, Facts], outside: set[str], end: Any = None
 
 
 def work_done(facts: dict[str, Facts], serving: set[str], outside: set[str], end: Any) -> Any:
-    """When the job's work was done: ``end`` (a node said its training finished), else when
-    the last trainer's log ended if every task that trained (not one that only serves) ended
-    cleanly (its goodbye), though no line said the training finished; else None."""
+    """When the job's work was done: ``end`` (a node said its training finished), else, if
+    every task that trained (not one that only serves) ended cleanly (its goodbye) though no
+    line said the training finished, when the first of them ended (the first: a clock running
+    ahead cannot make it later); else None."""
     if end is not None and not pd.isna(end):
         return end
     trainers = [f for n, f in facts.items() if n not in serving and n not in outside]
@@ -113,4 +114,4 @@ def work_done(facts: dict[str, Facts], serving: set[str], outside: set[str], end
     times = [f.last_time for f in trainers]
     if any(t is None or pd.isna(t) for t in times):
         return None
-    return _utc(pd.Series(times)).max()
+    return _utc(pd.Series(times)).min()
