@@ -186,6 +186,32 @@ def command(exe: str, procfile: Path, run_dir: Path, *, concurrency: bool, n: in
     return cmd
 
 
+def outlived_honcho(truth: dict, text: str, names: dict[str, str]) -> list[str]:
+    """From a run's truth and honcho's output: the tasks SIGKILLed by nobody but the lab's
+    end (honcho sent them no SIGKILL, the fault was no SIGKILL of theirs)."""
+    out = []
+    for node, code in truth.get("exit_codes", {}).items():
+        if code != -9 or f"sending SIGKILL to {names[node]} " in text:
+            continue
+        if node == truth.get("target_node") and (
+            truth.get("fault") in ("kill", "kill_old") or truth.get("killed_after_grace")
+        ):
+            continue
+        out.append(node)
+    return out
+
+
+def outlived_note(nodes: list[str]) -> str:
+    if not nodes:
+        return ""
+    return (
+        f" {', '.join(nodes)} outlived honcho: the shell honcho ran each in ended on honcho's "
+        "SIGTERM to its process group while TensorFlow's SIGTERM handler kept the python "
+        "running, so honcho, its processes all stopped, exited without a SIGKILL; the lab's "
+        "end of the run SIGKILLed the python (nothing it wrote after honcho's end was kept)."
+    )
+
+
 def parse_line(raw: bytes) -> tuple[str, bytes] | None:
     """One line of honcho's output as (process name, the process's text); None for a line
     that is not honcho's (colours and the terminal's ``\\r`` removed)."""
@@ -440,6 +466,15 @@ class Honcho:
                     out.setdefault(node, m.group(1))
         return out
 
+    def outlived(self, truth: dict) -> list[str]:
+        """The tasks whose python outlived honcho: its shell ended on honcho's SIGTERM while
+        TensorFlow's SIGTERM handler kept the python running, honcho (its processes all
+        stopped) exited without a SIGKILL, and the lab's end SIGKILLed the python."""
+        text = ""
+        with contextlib.suppress(FileNotFoundError):
+            text = ANSI_RE.sub(b"", self.path.read_bytes()).decode("utf-8", "replace")
+        return outlived_honcho(truth, text, self.names)
+
     def job_event(self, event: str) -> None:
         """The job's time limit: SIGTERM to honcho (the terminal's Ctrl-C / the CI's
         cancel); the job's end: honcho stops the rest itself and exits."""
@@ -471,6 +506,8 @@ class Honcho:
         if self.exits is not None:
             self.exits.close()
         truth["launcher_files"] = [MAIN_LOG]
+        late = self.outlived(truth)
+        truth["notes"] += outlived_note(late)
         stopped = self.stopped_by_honcho()
         text = ""
         with contextlib.suppress(FileNotFoundError):
@@ -487,6 +524,7 @@ class Honcho:
                     "pid": self.pids.get(t["node"]),
                     "signalled_by_honcho": stopped.get(t["node"]),
                     "honcho_rc": rcs.get(self.names[t["node"]]),
+                    "outlived_honcho": t["node"] in late,
                 }
                 for t in self.tasks
             },

@@ -2909,7 +2909,8 @@ SUPERVISORD_TIMEOUT_NOTE = (
 HONCHO_TIMEOUT_NOTE = (
     " The job stopped making progress; it was cancelled by SIGTERM to honcho (a terminal's "
     "Ctrl-C, a CI job's time limit), which printed 'SIGTERM received' and stopped every process "
-    f"(SIGTERM to each process group, SIGKILL {honcho.KILL_WAIT} s later)."
+    f"(SIGTERM to each process group, SIGKILL {honcho.KILL_WAIT} s later to one whose shell "
+    "had not ended)."
 )
 
 
@@ -3017,8 +3018,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         )
     elif run.stopped and run.honcho is not None:
         notes += (
-            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until honcho's SIGTERM to its "
-            f"process group and, honcho sending no SIGCONT, its SIGKILL {honcho.KILL_WAIT} s later."
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (honcho sends no SIGCONT) "
+            f"until a SIGKILL: honcho's {honcho.KILL_WAIT} s after its SIGTERM, or the lab's "
+            "end of the run."
         )
     elif run.stopped and run.sup is not None:
         notes += (
@@ -3185,7 +3187,7 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             truth["notes"] += (
                 " The job was cancelled by SIGTERM to honcho (a terminal's Ctrl-C, a CI's "
                 f"cancel): honcho stopped every process (SIGTERM, SIGKILL {honcho.KILL_WAIT} s "
-                "later) and exited."
+                "later to one whose shell had not ended) and exited."
             )
         run.honcho.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
