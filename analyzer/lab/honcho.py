@@ -194,8 +194,9 @@ def outlived_honcho(truth: dict, text: str, names: dict[str, str]) -> list[str]:
         if code != -9 or f"sending SIGKILL to {names[node]} " in text:
             continue
         if node == truth.get("target_node") and (
-            truth.get("fault") in ("kill", "kill_old") or truth.get("killed_after_grace")
-        ):
+            truth.get("fault") in ("kill", "kill_old", "stall_deadline", "stall_notimeout")
+            or truth.get("killed_after_grace")
+        ):  # its own SIGKILL, or frozen (SIGSTOP) until the end: said elsewhere
             continue
         out.append(node)
     return out
@@ -205,11 +206,23 @@ def outlived_note(nodes: list[str]) -> str:
     if not nodes:
         return ""
     return (
-        f" {', '.join(nodes)} outlived honcho: the shell honcho ran each in ended on honcho's "
-        "SIGTERM to its process group while TensorFlow's SIGTERM handler kept the python "
-        "running, so honcho, its processes all stopped, exited without a SIGKILL; the lab's "
-        "end of the run SIGKILLed the python (nothing it wrote after honcho's end was kept)."
+        f" {', '.join(nodes)} outlived honcho's SIGTERM (TensorFlow's SIGTERM handler caught it "
+        "and the python kept running); honcho sent it no SIGKILL, and it was SIGKILLed when the "
+        "lab ended the run (nothing it wrote after honcho's end was kept)."
     )
+
+
+def end_note(signalled: list[str], killed: bool) -> str:
+    """What the lab's end of the run did to honcho itself."""
+    if "end: SIGTERM" not in signalled:
+        return ""
+    note = (
+        " honcho was still waiting on its processes 30 s after the job's end: a second SIGTERM "
+        "to honcho (the lab ending the run) printed 'SIGTERM received' again"
+    )
+    if killed:
+        note += ", and honcho, still waiting, was SIGKILLed 15 s later"
+    return note + "."
 
 
 def parse_line(raw: bytes) -> tuple[str, bytes] | None:
@@ -269,6 +282,7 @@ class Honcho:
         self.reader: threading.Thread | None = None
         self._master: int | None = None
         self._done = False
+        self.killed = False  # honcho itself SIGKILLed by the lab's end of the run
 
     # ------------------------------------------------------------------ Procfile
     def add(self, node, python, script, args, env, *, workers, delay=0.0) -> None:
@@ -493,6 +507,7 @@ class Honcho:
             try:
                 self.popen.wait(KILL_WAIT + 10)
             except subprocess.TimeoutExpired:
+                self.killed = True
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.popen.pid, signal.SIGKILL)
                 with contextlib.suppress(subprocess.TimeoutExpired):
@@ -508,6 +523,8 @@ class Honcho:
         truth["launcher_files"] = [MAIN_LOG]
         late = self.outlived(truth)
         truth["notes"] += outlived_note(late)
+        signalled = [f"{w}: {signal.Signals(x).name}" for w, x in self.signalled]
+        truth["notes"] += end_note(signalled, self.killed)
         stopped = self.stopped_by_honcho()
         text = ""
         with contextlib.suppress(FileNotFoundError):
@@ -529,7 +546,8 @@ class Honcho:
                 for t in self.tasks
             },
             "exit_code": self.popen.returncode if self.popen is not None else None,
-            "signals_to_honcho": [f"{w}: {signal.Signals(s).name}" for w, s in self.signalled],
+            "signals_to_honcho": signalled,
+            "honcho_sigkilled_by_lab": self.killed,
             "procfile": self.procfile,
         }
         if not self.tee:

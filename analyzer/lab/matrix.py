@@ -2908,9 +2908,14 @@ SUPERVISORD_TIMEOUT_NOTE = (
 
 HONCHO_TIMEOUT_NOTE = (
     " The job stopped making progress; it was cancelled by SIGTERM to honcho (a terminal's "
-    "Ctrl-C, a CI job's time limit), which printed 'SIGTERM received' and stopped every process "
-    f"(SIGTERM to each process group, SIGKILL {honcho.KILL_WAIT} s later to one whose shell "
-    "had not ended)."
+    "Ctrl-C, a CI job's time limit), which printed 'SIGTERM received' and sent SIGTERM to every "
+    "process's group (honcho's SIGKILL comes only 5 s after one of its processes stopped)."
+)
+
+
+HONCHO_GONE_NOTE = (
+    " The job stopped making progress after honcho had exited (every process's shell had "
+    "ended): the pythons that outlived it were SIGKILLed when the lab ended the run."
 )
 
 
@@ -3050,7 +3055,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     elif run.ended_by == "launcher_timeout" and style.config == "supervisord":
         notes += SUPERVISORD_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "honcho":
-        notes += HONCHO_TIMEOUT_NOTE
+        signalled = any(w == "time_limit" for w, _ in run.honcho.signalled)
+        notes += HONCHO_TIMEOUT_NOTE if signalled else HONCHO_GONE_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
