@@ -48,6 +48,7 @@ NAMED_SPLITS = (
     "fresh17",
     "fresh18",
     "fresh19",
+    "fresh20",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"

@@ -53,6 +53,8 @@ import threading
 import time
 from pathlib import Path
 
+from analyzer.lab.mpi import LaunchedProcess
+
 ENV = "TFDIAG_LAB_SUPERVISORD"
 CANDIDATES = ("/work/sup-venv/bin/supervisord", "/tmp/sup-venv/bin/supervisord")
 NAMINGS = ("sup_auto", "sup_redirect", "sup_rotate")
@@ -251,7 +253,7 @@ def events(text: str) -> list[dict]:
     return out
 
 
-class ProgramProcess:
+class ProgramProcess(LaunchedProcess):
     """One program as the lab's process table sees it (``poll``, ``wait``, ``pid``,
     ``returncode`` as a Popen has them), from supervisord's own lines."""
 
@@ -259,17 +261,11 @@ class ProgramProcess:
         self.sup, self.node = sup, node
         self.label = program(node)
 
-    @property
-    def pid(self) -> int:
-        end = time.monotonic() + 60
-        while time.monotonic() < end:
-            st = self.sup.state(self.node)
-            if st["pid"] is not None:
-                return st["pid"]
-            if not self.sup.alive():
-                break
-            time.sleep(0.05)
-        raise ProcessLookupError(f"{self.label} has no process")
+    def _found_pid(self) -> int | None:
+        return self.sup.state(self.node)["pid"]
+
+    def _launcher_alive(self) -> bool:
+        return self.sup.alive()
 
     def poll(self) -> int | None:
         st = self.sup.state(self.node)
@@ -281,20 +277,6 @@ class ProgramProcess:
             return None
         # supervisord is gone and never said how the program ended
         return 255 if st["pid"] is not None or self.sup.started_at(self.node) else None
-
-    @property
-    def returncode(self) -> int | None:
-        return self.poll()
-
-    def wait(self, timeout: float | None = None) -> int:
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            code = self.poll()
-            if code is not None:
-                return code
-            if end is not None and time.monotonic() >= end:
-                raise subprocess.TimeoutExpired(self.label, timeout)
-            time.sleep(0.05)
 
 
 class Supervisord:
