@@ -419,6 +419,8 @@ def test_corpus_truth(truth_path: Path):
             ) or next((f for f in truth["launcher_files"] if f.endswith("/raylet.out")), "")
         if "supervisord_output" in truth:  # supervisord's own log (analyzer/lab/supervisord.py)
             job_log = "supervisord.log"
+        if "honcho_output" in truth:  # honcho's merged output (analyzer/lab/honcho.py)
+            job_log = "honcho.log"
         assert job_log in truth["launcher_files"]
 
 

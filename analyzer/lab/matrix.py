@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, kubernetes, mpi, slurm, spark, supervisord, systemd
+from . import compose, honcho, kubernetes, mpi, slurm, spark, supervisord, systemd
 from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
 
@@ -99,6 +99,8 @@ class Style:
     # worker actor's TF_CONFIG: analyzer/lab/ray.py)
     # or "supervisord" (one real supervisord runs every task as a [program:...] with its
     # TF_CONFIG in environment=; the operator uses supervisorctl: analyzer/lab/supervisord.py)
+    # or "honcho" (one real honcho runs every task as a Procfile process, TF_CONFIG on its
+    # line or built from HONCHO_PROCESS_NAME; its merged output is the log: analyzer/lab/honcho.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -681,6 +683,38 @@ STYLES: dict[str, Style] = {
             config="supervisord",
             namings=supervisord.NAMINGS,
         ),
+        Style(
+            name="mwms_honcho",
+            script="mwms_training.py",
+            jobs=(("worker", 3),),
+            cluster="3 workers (MultiWorkerMirroredStrategy, custom training loop, worker 0 "
+            "hosting the coordination service and checkpointing) on a bare host run by one real "
+            "honcho (2.0, the Python port of foreman, honcho start): each task a Procfile line "
+            "(worker0: env TF_CONFIG=... python -u mwms_training.py ..., honcho's processes "
+            "worker0.1, worker1.1, worker2.1) or, for a third of the runs, one process type run "
+            "with -c worker=3 (worker.1..worker.3, TF_CONFIG built from HONCHO_PROCESS_NAME); "
+            "when one process stops honcho stops the others (SIGTERM, SIGKILL 5 s later); the "
+            "log is honcho's merged output ('HH:MM:SS <name> | ' before each process's line, "
+            "its own 'HH:MM:SS system | ' lines) in honcho.log, or the same with honcho's "
+            "colours as a terminal captured it, or with each process's output also teed to "
+            "logs/<name>.log by its Procfile command",
+            # the task program of mwms_ctl / mwms_mpi, unchanged (with -c, through the small
+            # mwms_honcho.py wrapper that builds TF_CONFIG from honcho's process name). A
+            # preemption is SIGTERM to the target's python (SIGKILL after 5 s); a job cancelled
+            # as a whole (preempt_job) and the job's time limit are SIGTERM to honcho (the
+            # terminal's Ctrl-C, the CI's cancel), which stops every process itself. A task
+            # started late waits in its Procfile command (sleep 15 && ...); a missing task is a
+            # Procfile without it (-c worker=2 with three workers in the list).
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-honcho",
+            naming_start=0,
+            config="honcho",
+            namings=honcho.NAMINGS,
+        ),
     ]
 }
 
@@ -770,6 +804,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_spark", 3),
                 ("mwms_ray", 3),
                 ("tf1_supervisord", 3),
+                ("mwms_honcho", 3),
             ),
         ),
         Fault(
@@ -918,6 +953,12 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", "chief", "training"),
                 ("tf1_supervisord", "ps", "checkpoint"),
                 ("tf1_supervisord", "chief", "checkpoint"),
+                # mwms_honcho: each role at each phase (its worker at start-up is in _all)
+                ("mwms_honcho", "chief", "startup"),
+                ("mwms_honcho", "worker", "training"),
+                ("mwms_honcho", "chief", "training"),
+                ("mwms_honcho", "worker", "checkpoint"),
+                ("mwms_honcho", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -963,6 +1004,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "chief", "training"),
+                ("mwms_honcho", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -981,6 +1023,8 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ray", "chief", "training"),
                 # SIGTERM to supervisord (its host going down): it stops every program
                 ("tf1_supervisord", "chief", "training"),
+                # SIGTERM to honcho (the terminal's Ctrl-C, the CI's cancel): it stops all
+                ("mwms_honcho", "chief", "training"),
             ),
             sig=signal.SIGTERM,
         ),
@@ -1024,9 +1068,11 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
+                ("mwms_honcho", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1077,9 +1123,11 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
+                ("mwms_honcho", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1108,6 +1156,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1131,6 +1180,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_slurm", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
             ),
@@ -1162,6 +1212,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1197,6 +1248,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1232,6 +1284,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "startup"),
                 ("pss_systemd", "ps", "startup"),
                 ("mwms_mpi", "chief", "startup"),
+                ("mwms_honcho", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
                 ("mwms_ray", "chief", "startup"),
                 ("tf1_supervisord", "ps", "startup"),
@@ -1265,6 +1318,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1296,6 +1350,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1327,6 +1382,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1357,6 +1413,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1393,6 +1450,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_systemd", "ps", "startup"),
                 # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
                 ("mwms_mpi", "last", "startup"),
+                ("mwms_honcho", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
                 ("mwms_ray", "last", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1427,6 +1485,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1456,6 +1515,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1494,6 +1554,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
+                ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1528,6 +1589,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
+                ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
             ),
@@ -2098,6 +2160,7 @@ class _Run:
     spark: spark.Spark | None = None  # the spark style's cluster, application and tasks
     ray: raylab.Ray | None = None  # the ray style's head node, driver and worker actors
     sup: supervisord.Supervisord | None = None  # the supervisord style's one real supervisord
+    honcho: honcho.Honcho | None = None  # the honcho style's one real honcho (its output)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2265,6 +2328,16 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.sup.job_event
         lab.job_ends_tasks = True  # the operator's supervisorctl stop all ends the tasks
         run.extra["supervisord_output"] = supervisord.OUTPUT_FORMS[cell.naming]
+    if style.config == "honcho":
+        missing = honcho.check()
+        if missing:
+            raise CellError(missing)
+        if run.missing and honcho.concurrent(cell.seed) and run.missing != nodes[-1:]:
+            raise CellError("honcho -c worker=N leaves out the last workers only")
+        run.honcho = honcho.Honcho(lab.out_dir, cell.naming, cell.seed, nodes, lab.scratch)
+        lab.job_log = run.honcho.job_event
+        lab.job_ends_tasks = True  # SIGTERM to honcho, which stops every process
+        run.extra["honcho_output"] = honcho.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2346,6 +2419,21 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
                 autostart=node not in delayed,
             )
             return
+        if style.config == "honcho":  # a Procfile process (its TF_CONFIG on its line)
+            log_style = "python" if node in style.python_log else "absl"
+            task_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
+            if tf_config is not None:
+                task_env = {"TF_CONFIG": json.dumps(tf_config), **task_env}
+            run.honcho.add(
+                node,
+                python or sys.executable,
+                TASKS_DIR / style.script,
+                args,
+                task_env,
+                workers=cluster["worker"],
+                delay=delayed.get(node, 0.0),
+            )
+            return
         exec_python = python
         if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
             host = systemd.HOSTS[node]
@@ -2372,7 +2460,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if run.journal is not None:
         run.journal.restarter = start
     # delays made inside the job
-    inside = run.mpi is not None or run.spark is not None or run.ray is not None
+    inside = (
+        run.mpi is not None
+        or run.spark is not None
+        or run.ray is not None
+        or run.honcho is not None
+    )
     for node in nodes:
         if node in run.missing or (node in delayed and not inside and run.sup is None):
             continue
@@ -2383,6 +2476,9 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         except RuntimeError as exc:
             raise CellError(str(exc)) from exc
         run.extra["supervisord_started_utc"] = utc_now()
+    if run.honcho is not None:
+        run.honcho.launch(lab, env)
+        run.extra["honcho_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2450,6 +2546,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.ray.cancel()
         elif run.sup is not None:  # ... or to supervisord (its host going down)
             run.sup.terminate()
+        elif run.honcho is not None:  # ... or to honcho (Ctrl-C's SIGTERM, a CI's cancel)
+            run.honcho.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2559,6 +2657,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = run.ray.finished
     if run.sup is not None:  # the programs the operator stopped (supervisorctl stop all)
         deleted = set(run.sup.operator_stopped)
+    if run.honcho is not None:  # the processes honcho stopped once one of them had ended
+        deleted = set(run.honcho.stopped_by_honcho())
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -2806,6 +2906,19 @@ SUPERVISORD_TIMEOUT_NOTE = (
 )
 
 
+HONCHO_TIMEOUT_NOTE = (
+    " The job stopped making progress; it was cancelled by SIGTERM to honcho (a terminal's "
+    "Ctrl-C, a CI job's time limit), which printed 'SIGTERM received' and sent SIGTERM to every "
+    "process's group (honcho's SIGKILL comes only 5 s after one of its processes stopped)."
+)
+
+
+HONCHO_GONE_NOTE = (
+    " The job stopped making progress after honcho had exited (every process's shell had "
+    "ended): the pythons that outlived it were SIGKILLed when the lab ended the run."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -2869,6 +2982,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         for n, files in node_files.items():
             if not files:
                 raise CellError(f"{n}'s Ray worker process left no worker-*.out/.err file")
+    if run.honcho is not None:
+        node_files = {n: run.honcho.node_files(n) for n in lab.procs}
     if run.sup is not None:
         node_files = {n: run.sup.node_files(n) for n in lab.procs}
         for n, files in node_files.items():
@@ -2906,6 +3021,12 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until mpirun's abort of the "
             "job or the final SIGKILL ended it."
         )
+    elif run.stopped and run.honcho is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (honcho sends no SIGCONT) "
+            f"until a SIGKILL: honcho's {honcho.KILL_WAIT} s after its SIGTERM, or the lab's "
+            "end of the run."
+        )
     elif run.stopped and run.sup is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until supervisorctl stop's "
@@ -2933,6 +3054,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += RAY_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "supervisord":
         notes += SUPERVISORD_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "honcho":
+        signalled = any(w == "time_limit" for w, _ in run.honcho.signalled)
+        notes += HONCHO_TIMEOUT_NOTE if signalled else HONCHO_GONE_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -3057,6 +3181,21 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 f"(SIGTERM, SIGKILL after stopwaitsecs={supervisord.STOP_WAIT_SECS}) and exited."
             )
         run.sup.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.honcho is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s python (honcho's process "
+                f"{run.honcho.names[run.target]}), SIGKILL after {PREEMPT_GRACE:.0f} s if it is "
+                "still there; honcho sees it stop and stops the others."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The job was cancelled by SIGTERM to honcho (a terminal's Ctrl-C, a CI's "
+                f"cancel): honcho stopped every process (SIGTERM, SIGKILL {honcho.KILL_WAIT} s "
+                "later to one whose shell had not ended) and exited."
+            )
+        run.honcho.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
