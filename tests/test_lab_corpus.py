@@ -355,6 +355,14 @@ KNOWN_WRONG: dict[str, str] = {
         "and its copies were read as other nodes (honcho/worker0.1, ...), not as a job-level "
         "copy of the same tasks"
     ),
+    "mwms_honcho/late-worker-startup-honcho_tee": (
+        "untouched measurement; not tuned: says worker:1 / session_blocked: worker:1 started 15"
+        " s late and the job finished; the coordination service's wait naming task 1 was kept "
+        "as the failure, the logs not ending clean because honcho SIGTERMed the others once the"
+        " first worker exited ('SIGTERM caught'); honcho.log holds every process's lines again "
+        "beside the teed logs/<name>.log, and its copies were read as other nodes "
+        "(honcho/worker0.1, ...), not as a job-level copy of the same tasks"
+    ),
     "mwms_honcho/preempt-worker-training-honcho_tee": (
         "untouched measurement; not tuned: says worker:0 / node_crash: worker:0 ended on "
         "'PreemptionCheckpointHandler: checkpoint saved. Exiting.' (exit 42), read as a log "

@@ -168,10 +168,7 @@ def gather(
     blaming = _blaming(findings)
     blames = resolve_blames(blaming, directory, rules, texts)
     phases = node_phases(timeline, columns.ts, progress)
-    trained = {n: seen["training"] for n, seen in phases.first.items() if "training" in seen}
-    kept = drop_transient_waits(
-        blames, facts, phases.serving(), phases.joined(), phases.started(), trained
-    )
+    kept = drop_transient_waits(blames, facts, phases.serving(), phases.joined(), phases.started())
     retries = blames["row"][
         ~blames["row"].isin(kept["row"]) & (blames["category"] != "session_blocked")
     ]

@@ -425,7 +425,6 @@ def drop_transient_waits(
     stuck: set[str] | frozenset[str] = frozenset(),
     joined: dict[str, Any] | None = None,
     started: dict[str, Any] | None = None,
-    trained: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """Forget start-up waits for a task that came up within ``START_WAIT_S``: normal start-up.
 
@@ -439,12 +438,8 @@ def drop_transient_waits(
     had not started its own server yet and then did (``started``: when its log first says its
     server started): it was still starting, and retried until the peer was up (a tf.data
     service worker's heartbeats to a dispatcher that starts beside it).
-
-    A wait for a task that then trained while the waiter went on to train too (``trained``:
-    when each log first reports a step) was got over: the awaited task came up, late or not.
     """
     joined = joined or {}
-    trained = trained or {}
     started = started or {}
     ends = [f.last_time for f in facts.values() if f.last_time is not None]
     end = max((t for t in ends if not pd.isna(t)), default=None)
@@ -481,15 +476,7 @@ def drop_transient_waits(
             long_wait = long_wait or _seconds(end - times.min()) >= START_WAIT_S
         if not (f is None or f.missing or late_start or long_wait):
             keep[group.index] = False
-        elif _came_up(trained.get(str(blamed)), trained.get(str(victim)), times.max()):
-            keep[group.index] = False  # (both trained after it: the wait was got over)
     return blames[keep.to_numpy()]
-
-
-def _came_up(awaited: Any, waiter: Any, last_wait: Any) -> bool:
-    """Did the awaited task train, and the waiter train after its last wait?"""
-    known = all(t is not None and not pd.isna(t) for t in (awaited, waiter))
-    return known and waiter >= last_wait
 
 
 def _joined_after(joined: Any, since: Any) -> bool:
