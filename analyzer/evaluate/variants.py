@@ -152,7 +152,17 @@ for _l in LAUNCHERS.values():
 
 #: styles whose node files a deployment already wraps (CRI, json-file, journal, srun --label,
 #: mpirun --tag-output)
-WRAPPED_STYLES = frozenset({"tfjob_k8s", "mwms_compose", "pss_systemd", "mwms_slurm", "mwms_mpi"})
+WRAPPED_STYLES = frozenset(
+    {
+        "tfjob_k8s",
+        "mwms_compose",
+        "pss_systemd",
+        "mwms_slurm",
+        "mwms_mpi",
+        "mwms_ray",
+        "mwms_honcho",
+    }
+)
 
 _LOOPBACK = re.compile(rb"(?<![\d.])(?:127\.0\.0\.1|localhost):(\d{2,5})(?!\d)")
 _ANY = re.compile(rb"(?<![\d.])0\.0\.0\.0:(\d{2,5})(?!\d)")

@@ -118,6 +118,15 @@ WRAPPERS: tuple[Wrapper, ...] = (
         r"^(?:\x1b\[[\d;]*m)?(?P<rank>[A-Za-z0-9][\w.-]*) +\| (?:\x1b\[[\d;]*m)?"
         rf"(?:(?P<wts>{TS_ISO}) )?(?P<inner>.*)$",
     ),
+    # honcho / foreman (a Procfile's processes in one stream): every line behind
+    # "HH:MM:SS <name> | " (honcho's printer.py: the time, the process name padded to the
+    # longest, " | "), honcho's own lines under the name "system"; in color on a terminal
+    # (removed where the log is read). The process's name is the line's source, as a
+    # container's is; the time has no date, and the lines keep their own.
+    Wrapper(
+        "procfile",
+        r"^\d\d:\d\d:\d\d (?P<rank>[A-Za-z0-9][\w.-]*) +\| (?P<inner>.*)$",
+    ),
     # syslog / the systemd journal: ``journalctl``'s short, short-precise, short-iso and
     # short-iso-precise output (systemd src/shared/logs-show.c output_short: time, host,
     # identifier[pid], ": ", message) and rsyslog's traditional or RFC 3339 file lines. The
