@@ -26,6 +26,15 @@ def utc_now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def first_existing(env: str, candidates: tuple[str, ...] | list[str] = ()) -> str | None:
+    """The executable a recording needs (an interpreter, a launcher): the path in the variable
+    ``env``, else the first of ``candidates`` that exists; None when none does."""
+    for c in (os.environ.get(env), *candidates):
+        if c and Path(c).exists():
+            return c
+    return None
+
+
 def free_ports(n: int) -> list[int]:
     """``n`` distinct free TCP ports on 127.0.0.1 (bound then released)."""
     socks, ports = [], []

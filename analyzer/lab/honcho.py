@@ -52,6 +52,8 @@ import threading
 import time
 from pathlib import Path
 
+from analyzer.lab._runner import first_existing
+
 from .mpi import ExitEvents, LaunchedProcess, ended_code
 
 ENV = "TFDIAG_LAB_HONCHO"
@@ -79,10 +81,7 @@ RC_RE = re.compile(r"\| (\S+) stopped \(rc=(-?\d+)\)")
 
 def find() -> str | None:
     """The honcho executable."""
-    for c in (os.environ.get(ENV), *CANDIDATES):
-        if c and Path(c).exists():
-            return c
-    return None
+    return first_existing(ENV, CANDIDATES)
 
 
 def check() -> str | None:

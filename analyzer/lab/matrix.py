@@ -31,7 +31,7 @@ from pathlib import Path
 
 from . import compose, honcho, kubernetes, mpi, slurm, spark, supervisord, systemd
 from . import ray as raylab
-from ._runner import TASKS_DIR, Lab, free_ports, rotate, task_name, utc_now
+from ._runner import TASKS_DIR, Lab, first_existing, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
 OLD_RELEASE_CANDIDATES = ("/tmp/tf-old/bin/python", "/tmp/tf219/bin/python")
@@ -1868,10 +1868,7 @@ NAMED: dict[str, tuple[str, Cell]] = {
 
 
 def old_python() -> str | None:
-    for c in (os.environ.get(ALT_PYTHON_ENV), *OLD_RELEASE_CANDIDATES):
-        if c and Path(c).exists():
-            return c
-    return None
+    return first_existing(ALT_PYTHON_ENV, OLD_RELEASE_CANDIDATES)
 
 
 def style_python(style: Style) -> str | None:
@@ -1879,9 +1876,9 @@ def style_python(style: Style) -> str | None:
     if style.python is None:
         return None
     env, candidates = style.python
-    for c in (os.environ.get(env), *candidates):
-        if c and Path(c).exists():
-            return c
+    found = first_existing(env, candidates)
+    if found is not None:
+        return found
     raise CellError(f"{style.name} needs TensorFlow {style.release} (set {env})")
 
 

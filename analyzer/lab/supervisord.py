@@ -53,6 +53,7 @@ import threading
 import time
 from pathlib import Path
 
+from analyzer.lab._runner import first_existing
 from analyzer.lab.mpi import LaunchedProcess
 
 ENV = "TFDIAG_LAB_SUPERVISORD"
@@ -82,10 +83,7 @@ OUTPUT_FORMS = {
 
 def find() -> str | None:
     """The supervisord executable (its interpreter's bin holds supervisorctl too)."""
-    for c in (os.environ.get(ENV), *CANDIDATES):
-        if c and Path(c).exists():
-            return c
-    return None
+    return first_existing(ENV, CANDIDATES)
 
 
 def check() -> str | None:
