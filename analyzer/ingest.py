@@ -89,6 +89,13 @@ class NodeInfo:
     #: its rank as its launcher set it (``SLURM_PROCID``, ``OMPI_COMM_WORLD_RANK``, a PMI rank,
     #: the rank of mpirun's tag or srun's label, Open MPI's ``rank.N`` output folder), if known
     rank: int | None = None
+    #: the names a launcher gave its process, as the named source of a stream it copied
+    #: (honcho's ``worker.2``, a pod's name): its own lines name it so (``sending SIGTERM to
+    #: worker.2``), and the name need not say its task index (honcho counts from 1)
+    aliases: list[str] = field(default_factory=list)
+    #: the task whose own log this launcher's copy repeats (honcho's output beside each
+    #: process's teed log, Ray's driver output beside its workers' logs), if it is one
+    copy_of: str | None = None
 
     @property
     def missing(self) -> bool:
@@ -171,6 +178,10 @@ class _Stream:
     identity: str = "name"
     rows: int = 0
     spilled: Path | None = None
+    #: (name, task): a launcher's name of the process whose lines these are (the named source
+    #: it was parted by) and the task its contents say they are (also of a launcher's copy)
+    alias: tuple[str, str] | None = None
+    copy_of: str | None = None  #: the task whose own log these lines repeat (a launcher's copy)
 
     def __post_init__(self) -> None:
         self.rows = self.data.num_rows if self.data is not None else 0
@@ -286,8 +297,11 @@ def _decide_nodes(streams: list[_Stream], problems: list[Problem]) -> dict[str, 
     # of the task
     own = {s.node for s in streams if s.node and s.whole_file}
     for s in streams:
+        if s.node and not s.whole_file and s.hint.stem != s.parsed.source.logical_name:
+            s.alias = (s.hint.stem, s.node)  # (a copy's name is still the task's)
         if s.node in own and not s.whole_file and s.hint.stem != s.parsed.source.logical_name:
             stem = PurePosixPath(s.parsed.source.name).with_suffix("").as_posix()
+            s.copy_of = s.node
             s.node, s.identity = f"{stem}/{s.hint.stem}", "stem"
             s.facts = ContentFacts()  # (the task's own log tells its spec and address)
     twins = _separate_twins(streams, by_piece, problems)
@@ -508,7 +522,11 @@ class _Plan:
             info.rank = info.rank if info.rank is not None else s.facts.rank
             if s.identity == "content":
                 info.identity = "content"
+            info.copy_of = info.copy_of or s.copy_of
             info.twins = twins.get(info.node, [])
+        for s in ordered:
+            if s.alias and s.alias[1] in nodes and s.alias[0] not in nodes[s.alias[1]].aliases:
+                nodes[s.alias[1]].aliases.append(s.alias[0])
         return cls(ordered, infos, nodes, problems, skipped)
 
     def rows(

@@ -263,12 +263,58 @@ def _bool(array) -> np.ndarray:
     return np.asarray(pc.fill_null(array, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def inherit_file_times(table: pa.Table) -> pa.Table:
+    """Events with no time that share a file with timed events of other sources take the time
+    of the nearest line before them in that file with a time of its own (the line after,
+    before the file's first time): a launcher's own lines in its merged output (honcho's ``HH:MM:SS system |``
+    lines carry no date) happened where they stand among its processes' timed lines.
+    ``ts_origin`` says ``inherited``; a file with no time at all keeps none."""
+    ts = table["ts"]
+    if table.num_rows == 0 or ts.null_count in (0, table.num_rows):
+        return table
+    files = pc.dictionary_encode(pc.fill_null(table["file"], "")).combine_chunks()
+    codes = files.indices.to_numpy(zero_copy_only=False)
+    lines = pc.fill_null(table["line_no"], 0).to_numpy(zero_copy_only=False)
+    order = np.lexsort((lines, codes))
+    valid = np.asarray(ts.is_valid(), dtype=bool)
+    # (only a line's own time: one inherited within its source may be far behind the file's)
+    own = valid & ~np.asarray(
+        pc.fill_null(pc.equal(table["ts_origin"], "inherited"), False), dtype=bool
+    )
+    timed, valid = own[order], valid[order]
+    code = codes[order]
+    n = len(order)
+    index = np.arange(n)
+    before = np.maximum.accumulate(np.where(timed, index, -1))
+    after = np.minimum.accumulate(np.where(timed, index, n)[::-1])[::-1]
+    src = np.where(
+        (before >= 0) & (code[np.maximum(before, 0)] == code),
+        before,
+        np.where((after < n) & (code[np.minimum(after, n - 1)] == code), after, -1),
+    )
+    fill = ~valid & (src >= 0)
+    if not fill.any():
+        return table
+    take = np.arange(table.num_rows)
+    take[order[fill]] = order[src[fill]]
+    filled = np.zeros(table.num_rows, dtype=bool)
+    filled[order[fill]] = True
+    mask = pa.array(filled)
+    new_ts = pc.if_else(mask, pc.take(ts, pa.array(take)), ts)
+    origin = pc.if_else(
+        mask, pa.scalar("inherited", table.schema.field("ts_origin").type), table["ts_origin"]
+    )
+    table = table.set_column(table.schema.get_field_index("ts"), "ts", new_ts)
+    return table.set_column(table.schema.get_field_index("ts_origin"), "ts_origin", origin)
+
+
 def sort_timeline(table: pa.Table) -> pa.Table:
     """Sort by time; events with equal times stay in node, file and line order, the pieces of
     a rotated log oldest first (``x.log.2``, ``x.log.1``, ``x.log``: lines with no time of
     their own carry their piece's last time, and a later piece's lines come after it)."""
     if table.num_rows == 0:
         return table
+    table = inherit_file_times(table)
     files = pc.dictionary_encode(pc.fill_null(table["file"], "")).combine_chunks()
     pieces = [rotation_of(n) for n in files.dictionary.to_pylist()]
     # per distinct file, its place among the others: by name, a rotated log's pieces oldest first

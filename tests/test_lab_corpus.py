@@ -21,6 +21,12 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "lab"
 RUNS = find_cases([str(CORPUS)])
 
 #: run folder (relative to the corpus) → why the diagnosis is still wrong there.
+_SHELL_KILLED = (
+    "the Procfile's shell (dash running 'env ... python') prints 'Killed' when its python is "
+    "SIGKILLed, honcho prefixes it as the process's line, and a bare 'Killed' is read as the OOM "
+    "killer's (memory.shell_killed: in every real thread that pastes one it was); nothing says "
+    "who killed it"
+)
 _NO_NOTICE = (
     "not decidable from these logs: SIGTERM without a handler ends the process at once, as "
     "SIGKILL does; its log just stops and its peers see the same closed connections as after "
@@ -305,104 +311,24 @@ KNOWN_WRONG: dict[str, str] = {
         "says - / none: the throttled worker:1 waited out the 30 s for the chief's initialization "
         "and logged 3 steps before the chief finished; no line shows it slow"
     ),
-    # mwms_honcho: measured once untouched (18/32, measurements/mwms_honcho-untouched.txt);
-    # nothing tuned.
-    "mwms_honcho/kill-chief-checkpoint-honcho_colour": (
-        "untouched measurement; not tuned: says worker:0 / oom: the Procfile's shell (dash "
-        "running 'env ... python') prints 'Killed' when its python is SIGKILLed, honcho "
-        "prefixes it as the process's line, and a bare 'Killed' is read as the OOM killer's "
-        "(memory.shell_killed); nothing says who killed it"
-    ),
-    "mwms_honcho/kill-chief-startup-honcho_log": (
-        "untouched measurement; not tuned: says worker:0 / oom: the Procfile's shell (dash "
-        "running 'env ... python') prints 'Killed' when its python is SIGKILLed, honcho "
-        "prefixes it as the process's line, and a bare 'Killed' is read as the OOM killer's "
-        "(memory.shell_killed); nothing says who killed it"
-    ),
-    "mwms_honcho/kill-worker-checkpoint-honcho_log": (
-        "untouched measurement; not tuned: says worker:1 / oom: the Procfile's shell (dash "
-        "running 'env ... python') prints 'Killed' when its python is SIGKILLed, honcho "
-        "prefixes it as the process's line, and a bare 'Killed' is read as the OOM killer's "
-        "(memory.shell_killed); nothing says who killed it"
-    ),
-    "mwms_honcho/kill-worker-training-honcho_colour": (
-        "untouched measurement; not tuned: says worker:1 / oom: the Procfile's shell (dash "
-        "running 'env ... python') prints 'Killed' when its python is SIGKILLed, honcho "
-        "prefixes it as the process's line, and a bare 'Killed' is read as the OOM killer's "
-        "(memory.shell_killed); nothing says who killed it"
-    ),
-    "mwms_honcho/kill-chief-training-honcho_tee": (
-        "untouched measurement; not tuned: says worker:0 / connection_unavailable: right task; "
-        "the killed chief's teed log just stops (a pipeline to tee: no shell 'Killed', honcho "
-        "says 'worker0.1 stopped (rc=0)', tee's status), so the category came from its peers' "
-        "'Connection reset by peer'; honcho.log holds every process's lines again beside the "
-        "teed logs/<name>.log, and its copies were read as other nodes (honcho/worker0.1, ...),"
-        " not as a job-level copy of the same tasks"
-    ),
-    "mwms_honcho/kill-worker-startup-honcho_tee": (
-        "untouched measurement; not tuned: says worker:0 / session_blocked: the worker killed "
-        "at start-up (honcho's worker.2, -c worker=3) leaves no line about its end (tee's "
-        "pipeline, 'stopped (rc=0)'); worker:0's log ends in the coordination service's wait "
-        "for tasks, and honcho.log holds every process's lines again beside the teed "
-        "logs/<name>.log, and its copies were read as other nodes (honcho/worker0.1, ...), not "
-        "as a job-level copy of the same tasks"
-    ),
+    # mwms_honcho: measured twice untouched (18/32, measurements/mwms_honcho-untouched*.txt);
+    # then tuned on (session 16: a launcher's names for its processes, its copies, its untimed
+    # lines and its teardown): 26/32. Left: the shell's bare 'Killed' (read as the OOM killer's,
+    # as in every real thread that pastes one), a blocked step, and a whole-job stop.
+    "mwms_honcho/kill-chief-checkpoint-honcho_colour": "says worker:0 / oom: " + _SHELL_KILLED,
+    "mwms_honcho/kill-chief-startup-honcho_log": "says worker:0 / oom: " + _SHELL_KILLED,
+    "mwms_honcho/kill-worker-checkpoint-honcho_log": "says worker:1 / oom: " + _SHELL_KILLED,
+    "mwms_honcho/kill-worker-training-honcho_colour": "says worker:1 / oom: " + _SHELL_KILLED,
     "mwms_honcho/block-worker-training-honcho_tee": (
-        "untouched measurement; not tuned: says - / none: the blocked worker:1 stops one step "
-        "short and logs nothing more; honcho's 'SIGTERM received' at the time limit was not "
-        "read as the job stopped from outside, and the pythons that outlived it wrote nothing "
-        "after; honcho.log holds every process's lines again beside the teed logs/<name>.log, "
-        "and its copies were read as other nodes (honcho/worker0.1, ...), not as a job-level "
-        "copy of the same tasks"
-    ),
-    "mwms_honcho/late-worker-startup-honcho_tee": (
-        "untouched measurement; not tuned: says worker:1 / session_blocked: worker:1 started 15"
-        " s late and the job finished; the coordination service's wait naming task 1 was kept "
-        "as the failure, the logs not ending clean because honcho SIGTERMed the others once the"
-        " first worker exited ('SIGTERM caught'); honcho.log holds every process's lines again "
-        "beside the teed logs/<name>.log, and its copies were read as other nodes "
-        "(honcho/worker0.1, ...), not as a job-level copy of the same tasks"
-    ),
-    "mwms_honcho/preempt-worker-training-honcho_tee": (
-        "untouched measurement; not tuned: says worker:0 / node_crash: worker:0 ended on "
-        "'PreemptionCheckpointHandler: checkpoint saved. Exiting.' (exit 42), read as a log "
-        "that stops with no goodbye, ranked before worker:1's own termination notice; "
-        "honcho.log holds every process's lines again beside the teed logs/<name>.log, and its "
-        "copies were read as other nodes (honcho/worker0.1, ...), not as a job-level copy of "
-        "the same tasks"
+        "says - / none: a worker blocked in a synchronous step; every worker stops at step 18 "
+        "and honcho's 'SIGTERM received' ends the job; no line says which task held it (as "
+        "the other block runs)"
     ),
     "mwms_honcho/preempt_job-chief-training-honcho_log": (
-        "untouched measurement; not tuned: says worker:1 / preemption: SIGTERM to honcho "
-        "stopped every process at once ('SIGTERM received', 'sending SIGTERM to ...'); "
-        "worker:1's termination notice came 2 s before worker:0's: the whole job was stopped, "
-        "and which task the truth names is not in the lines (as "
-        "mwms_mpi/preempt_job-chief-training-mpi_output_filename)"
-    ),
-    "mwms_honcho/stall_notimeout-chief-training-honcho_colour": (
-        "untouched measurement; not tuned: says worker:1 / preemption: the frozen chief "
-        "(coordination service host) logs nothing; worker:2 timed out and exited, honcho then "
-        "SIGTERMed the others ('sending SIGTERM to worker1.1'), and worker:1's 'SIGTERM caught'"
-        " was read as its own preemption: honcho's teardown was not taken for a launcher's stop"
-    ),
-    "mwms_honcho/straggler-worker-training-honcho_log": (
-        "untouched measurement; not tuned: says worker:1 / preemption: the job finished; honcho"
-        " SIGTERMed the workers still running once the first exited, and the slow worker:1's "
-        "'SIGTERM caught' was read as its preemption (honcho's 'sending SIGTERM to worker1.1' "
-        "names a process, not a task)"
-    ),
-    "mwms_honcho/throttle-worker-training-honcho_colour": (
-        "untouched measurement; not tuned: says worker:1 / preemption: the job finished; honcho"
-        " SIGTERMed the workers still running once the first exited, and the throttled "
-        "worker:1's 'SIGTERM caught' was read as its preemption (honcho's 'sending SIGTERM to "
-        "worker.2' names a process, not a task)"
-    ),
-    "mwms_honcho/wrong_count-worker-startup-honcho_tee": (
-        "untouched measurement; not tuned: says worker:0 / cluster_spec_mismatch: right "
-        "category; the collective group size error is logged by worker:0 first, and the vote on"
-        " the cluster spec counted honcho.log's copies (honcho/worker.N) as nodes, so "
-        "worker.2's four-worker TF_CONFIG did not stand out; honcho.log holds every process's "
-        "lines again beside the teed logs/<name>.log, and its copies were read as other nodes "
-        "(honcho/worker0.1, ...), not as a job-level copy of the same tasks"
+        "says worker:1 / preemption: SIGTERM to honcho stopped every process at once ('SIGTERM "
+        "received', 'sending SIGTERM to ...'); worker:1's termination notice came 2 s before "
+        "worker:0's: the whole job was stopped, and which task the truth names is not in the "
+        "lines (as mwms_mpi/preempt_job-chief-training-mpi_output_filename)"
     ),
 }
 

@@ -166,6 +166,11 @@ def gather(
     findings = findings.assign(full_text=pd.Series(full_text, index=findings.index, dtype=object))
     errors = _errors(findings)
     blaming = _blaming(findings)
+    copies = {n for n, f in facts.items() if f.copy_of}
+    if copies and not blaming.empty:
+        # a launcher's copy of a task's lines blames what the task's own log already blames:
+        # counted once, from the task
+        blaming = blaming[~blaming["node"].astype(str).isin(copies).to_numpy(dtype=bool)]
     blames = resolve_blames(blaming, directory, rules, texts)
     phases = node_phases(timeline, columns.ts, progress)
     kept = drop_transient_waits(blames, facts, phases.serving(), phases.joined(), phases.started())
@@ -189,7 +194,10 @@ def gather(
         )
         errors = errors[~errors.index.isin(noise)]
         blames = blames[~blames["row"].isin(noise)]
-    passing = passing_warnings(errors, phases, facts)
+    # (whether every log ended well is asked of the tasks' logs: a launcher's own log ends
+    # with its teardown of the processes still running once the work was done)
+    tasks = {n: f for n, f in facts.items() if n not in outside}
+    passing = passing_warnings(errors, phases, tasks)
     if len(passing):
         errors, blames = _set_aside(
             errors,
@@ -199,7 +207,7 @@ def gather(
             "as warnings were trouble the job got over, not failures.",
             notes,
         )
-    late = passing_waits(blames, phases, facts, errors)
+    late = passing_waits(blames, phases, tasks, errors)
     if late:
         notes.append(
             f"Start-up: the job waited for {', '.join(late)} to come up, then trained to the end "

@@ -30,8 +30,7 @@ from analyzer.diagnose.common import (
     _utc,
     _values,
 )
-from analyzer.diagnose.facts import Facts
-from analyzer.identity import hint_from_name
+from analyzer.diagnose.facts import Facts, program_node
 
 _REMOTE_TARGET_RE = re.compile(r"remote target (/job:[\w-]+(?:/replica:\d+)?/task:\d+)")
 _PROPAGATED_RE = re.compile(r"grpc_message:\s*\"(?:[^\"]*aborted by|Cancelled|CANCELLED)", re.I)
@@ -44,6 +43,7 @@ class PeerDirectory:
 
     def __init__(self, facts: dict[str, Facts], majority_nodes: set[str] | None = None):
         self.nodes = set(facts)
+        self._facts = facts
         self.served: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.spec: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.minority_spec: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -95,8 +95,8 @@ class PeerDirectory:
         if job_index and value.isdigit():
             return f"{job_index['job']}:{int(value)}", f"{job_index['job']} index {value}"
         if group == "peer_program":  # a launcher's name for the task's process
-            node = hint_from_name(value).node
-            if node in self.nodes:
+            node = program_node(value, self._facts)
+            if node is not None:
                 return node, f"the launcher's program {value} runs {node}"
         key = _address_key(value)
         if key is None:

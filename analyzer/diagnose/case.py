@@ -16,11 +16,10 @@ from analyzer.diagnose.common import (
     _values,
 )
 from analyzer.diagnose.consistency import Consistency
-from analyzer.diagnose.facts import Facts
+from analyzer.diagnose.facts import Facts, program_node
 from analyzer.diagnose.outside import STOPPED_TOGETHER_S, work_done
 from analyzer.diagnose.phases import Phases
 from analyzer.diagnose.zones import ZoneFix
-from analyzer.identity import hint_from_name
 
 #: A task's preemption notice this long after a peer's error first named it is the teardown of
 #: a job already lost, not why it was lost
@@ -208,6 +207,11 @@ class Case:
                     if node in got or node in self.stopped or node in self.outside:
                         continue
                     at = _utc(pd.Series([rows.loc[label, "ts"]])).iloc[0]
+                    if self._stopped_with_others(node, at):
+                        # a launcher's stop lines sent the signal to it and to others before
+                        # it caught one: the job's end (honcho stopping the rest once one
+                        # process exited), not this task taken away
+                        continue
                     first = named.get(node)
                     if first is not None and pd.notna(at) and first < at - NAMED_BEFORE_NOTICE:
                         # its peers were failing on it before the signal came: the launcher's
@@ -218,6 +222,19 @@ class Case:
             self._memo["notices"] = got
         return got
 
+    def _stopped_with_others(self, node: str, at: Any) -> bool:
+        """Did a launcher's stop lines send the signal to ``node`` together with other tasks
+        (within ``STOPPED_TOGETHER_S``) before its notice at ``at``?"""
+        stop = self._memo.get("outside_end")
+        told = getattr(stop, "stop_times", {}) if stop is not None else {}
+        mine = told.get(node)
+        if mine is None or pd.isna(at) or at < mine - NAMED_BEFORE_NOTICE:
+            return False
+        return any(
+            n != node and abs((t - mine).total_seconds()) <= STOPPED_TOGETHER_S
+            for n, t in told.items()
+        )
+
     def _work_done(self) -> Any:
         """When every task that trained had ended well, though no line said the training
         finished (:func:`.outside.work_done`), or None."""
@@ -225,6 +242,23 @@ class Case:
             serving = self.phases.serving() if self.phases is not None else set()
             self._memo["work_done"] = work_done(self.facts, serving, self.outside, None)
         return self._memo["work_done"]
+
+    def all_finished_before(self, t: Any) -> bool:
+        """Had every task that trained (not one that only serves, not a job-level log) said
+        its training finished before ``t``? A stop from outside after that is the job's
+        teardown (a launcher stopping what is left once one process exits)."""
+        if t is None or pd.isna(t) or self.phases is None:
+            return False
+        serving = self.phases.serving()
+        trainers = [
+            n
+            for n, f in self.facts.items()
+            if n not in serving and n not in self.outside and not f.missing
+        ]
+        done = [self.phases.finished(n) for n in trainers]
+        if not trainers or any(d is None or pd.isna(d) for d in done):
+            return False
+        return bool((_utc(pd.Series(done)) <= t).all())
 
     def _named_from_outside(self) -> pd.DataFrame:
         """Preemption notices of a job-level log (a launcher's, a process supervisor's) about
@@ -354,5 +388,5 @@ def _task_named(captures: Any, facts: dict[str, Facts]) -> str | None:
     if not isinstance(captures, dict):
         return None
     program, node = captures.get("peer_program"), captures.get("peer_node")
-    found = hint_from_name(str(program)).node if program else node
+    found = program_node(str(program), facts) if program else node
     return found if found in facts else None

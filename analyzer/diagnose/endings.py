@@ -23,6 +23,7 @@ them there.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -63,6 +64,11 @@ def stopped_short(ev: Case) -> dict[str, tuple[float, float]]:
     }
 
 
+#: TF's PreemptionCheckpointHandler exiting once its checkpoint is saved (failure_handling.py):
+#: every worker of the job does so when one of them is preempted
+_HANDLER_EXIT = re.compile(r"PreemptionCheckpointHandler: checkpoint saved\. Exiting")
+
+
 def cut_off(ev: Case) -> set[str]:
     """Nodes whose log ends mid-run without a goodbye, in a job nobody stopped from outside,
     while a peer's log ends cleanly: the peers said goodbye, it did not. In a job no node
@@ -74,6 +80,11 @@ def cut_off(ev: Case) -> set[str]:
     a server's goodbye often carries no time of its own.)"""
     if ev.phases is None or ev.ended_from_outside():
         return set()
+    if any(
+        _HANDLER_EXIT.search(str((f.last_line or {}).get("message") or ""))
+        for f in ev.facts.values()
+    ):
+        return set()  # (a preemption ended the job: the others' goodbyes are its doing)
     if not any(f.ending == "clean" for f in ev.facts.values()):
         return _cut_after_finish(ev)
     cut = {

@@ -21,6 +21,7 @@ from analyzer.diagnose.common import (
     _text,
 )
 from analyzer.diagnose.phases import PHASES
+from analyzer.identity import hint_from_name
 
 if TYPE_CHECKING:
     from analyzer.ingest import Ingest
@@ -31,6 +32,9 @@ _CLEAN_RE = re.compile(
     r"|exiting (?:cleanly|normally)|exit(?:ed)? with (?:code|status) 0\b|goodbye|all done"
     r"|successfully (?:finished|completed)|stopping (?:the )?(?:cluster|workers|server)"
     r"|\sdone\.?\s*$"  # "worker 0 done": a message that ends on "done"
+    # TF's PreemptionCheckpointHandler exits on purpose once its checkpoint is saved
+    # (failure_handling.py): an orderly end, whoever was preempted
+    r"|checkpoint saved\. Exiting"
     r"|\.service: Deactivated successfully",  # systemd: the unit's process ended with success
     re.I,
 )
@@ -101,6 +105,8 @@ class Facts:
     missing: bool = False
     twins: list[str] = field(default_factory=list)  #: different logs that all say they are it
     rank: int | None = None  #: its rank as Slurm's srun set it (``SLURM_PROCID``), if printed
+    aliases: list[str] = field(default_factory=list)  #: a launcher's names of its process
+    copy_of: str | None = None  #: a launcher's copy of this task's own log (a job-level log)
     tail_rows: list = field(default_factory=list)  #: timeline rows of its last events, in order
     uncaught: bool = False  #: the log ends with a Python traceback
     #: (C++ source file, message template) → the source line it was logged from: the same
@@ -284,8 +290,21 @@ def _facts_from_ingest(ingest: Ingest) -> dict[str, Facts]:
             missing=info.missing,
             twins=list(getattr(info, "twins", []) or []),
             rank=getattr(info, "rank", None),
+            aliases=list(getattr(info, "aliases", []) or []),
+            copy_of=getattr(info, "copy_of", None),
         )
     return facts
+
+
+def program_node(name: str, facts: dict[str, Facts]) -> str | None:
+    """The task a launcher's name for a process is (``sending SIGTERM to worker.2``): the task
+    whose lines the launcher showed under that name, else the task the name says as a log
+    file's name would (``tf-worker-1``: worker:1); None if no known task."""
+    for node, f in facts.items():
+        if name in f.aliases:
+            return node
+    node = hint_from_name(name).node
+    return node if node in facts else None
 
 
 def node_facts(

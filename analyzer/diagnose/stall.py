@@ -25,7 +25,8 @@ from analyzer.diagnose.common import (
     _utc,
     error_texts,
 )
-from analyzer.identity import hint_from_name, task_name
+from analyzer.diagnose.facts import program_node
+from analyzer.identity import task_name
 from analyzer.model import Diagnosis, Evidence, RootCause
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class OutsideEnd:
     rows: list[Any] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     stopped: set[str] = field(default_factory=set)  #: tasks told to stop
+    stop_times: dict[str, Any] = field(default_factory=dict)  #: ... first told when
     unresponsive: set[str] = field(default_factory=set)  #: tasks killed after outliving that
     says_no_progress: bool = False
 
@@ -138,8 +140,8 @@ def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
             if node in known:
                 named.add(node)
         for m in _PROGRAM_RE.finditer(text):
-            node = hint_from_name(m[0]).node
-            if node in known:
+            node = program_node(m[0], ev.facts)
+            if node is not None:
                 named.add(node)
         ts = _utc(pd.Series([r.ts])).iloc[0]
         if out.time is None or (not pd.isna(ts) and ts < out.time):
@@ -156,6 +158,9 @@ def outside_end(ev: Case, timeline: pd.DataFrame) -> OutsideEnd:
         if re.search(_TERM, text):
             stop_lines.append(named)
             out.stopped |= named
+            for node in named:
+                if not pd.isna(ts) and (node not in out.stop_times or ts < out.stop_times[node]):
+                    out.stop_times[node] = ts
         if re.search(r"(?i)no (?:training )?progress for", text):
             out.says_no_progress = True
     return out

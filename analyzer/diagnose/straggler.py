@@ -227,8 +227,10 @@ def detect_straggler(
     end = job_end(ev, skip=outside.sources)
     if end is None or not errors_before(ev, end + pd.Timedelta(seconds=1)).empty:
         return None
-    if ev.silent or ev.blocked or outside.time is not None:
+    if ev.silent or ev.blocked:
         return None
+    if outside.time is not None and not ev.all_finished_before(outside.time):
+        return None  # (a stop after every trainer finished is the teardown: still judged)
     slow = slowdown(progress)
     rows = _window(progress, slow.since_step if slow else None)
     found = _own_time_outlier(rows, slow.after_s if slow else None) or _step_lag(rows)

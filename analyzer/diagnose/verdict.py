@@ -624,7 +624,7 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
     category, pattern_id = _root_category(best.node, best, ev)
     statuses = _statuses(best.node, ev, best.time)
     victims = sorted(
-        (n for n, (s, _) in statuses.items() if s == "victim"),
+        (n for n, (s, _) in statuses.items() if s == "victim" and n not in ev.outside),
         key=lambda n: statuses[n][1] if statuses[n][1] is not None else float("inf"),
     )
     evidence = _root_evidence(best.node, best, category, ev, rules)
