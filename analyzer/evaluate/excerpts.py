@@ -49,6 +49,7 @@ NAMED_SPLITS = (
     "fresh18",
     "fresh19",
     "fresh20",
+    "fresh21",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
