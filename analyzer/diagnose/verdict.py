@@ -96,6 +96,11 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "session_blocked", None
     if node in ev.blocked and node not in ev.silent:
         return "session_blocked", None
+    if f is not None and not f.missing and node not in ev.silent and f.ending == "exception":
+        # its log ends on its own error about a peer no log here is (an address outside the
+        # logs given): what it says happened is the category, not a crash of its own
+        if (unplaced := _unplaced_errors(node, ev)) is not None:
+            return unplaced
     if (
         f is None
         or f.missing
@@ -107,6 +112,21 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+def _unplaced_errors(node: str, ev: Case) -> tuple[str, str | None] | None:
+    """(category, pattern id) of ``node``'s first error that names a peer none of the logs is
+    (its blame could not be placed), or None."""
+    own = ev.errors[(ev.errors["node"] == node).to_numpy(dtype=bool)]
+    if own.empty:
+        return None
+    placed = set(ev.blames["row"]) if not ev.blames.empty else set()
+    rest = own[~own.index.isin(placed)]
+    rest = rest[(rest["category"] != "node_crash").to_numpy(dtype=bool)]
+    if rest.empty:
+        return None
+    first = rest.sort_values("ts").iloc[0]
+    return str(first["category"]), first.get("pattern_id")
 
 
 #: What a launcher or scheduler may say happened to a task it ran
