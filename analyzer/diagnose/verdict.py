@@ -96,11 +96,16 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         return "session_blocked", None
     if node in ev.blocked and node not in ev.silent:
         return "session_blocked", None
-    if f is not None and not f.missing and node not in ev.silent and f.ending == "exception":
+    if (
+        f is not None
+        and not f.missing
+        and node not in ev.silent
+        and f.ending == "exception"
+        and (unplaced := _unplaced_errors(node, ev)) is not None
+    ):
         # its log ends on its own error about a peer no log here is (an address outside the
         # logs given): what it says happened is the category, not a crash of its own
-        if (unplaced := _unplaced_errors(node, ev)) is not None:
-            return unplaced
+        return unplaced
     if (
         f is None
         or f.missing
