@@ -54,7 +54,7 @@ from pathlib import Path
 
 from analyzer.lab._runner import first_existing
 
-from .mpi import ExitEvents, LaunchedProcess, ended_code
+from .mpi import ExitEvents, LaunchedProcess, ended_code, wait_code
 
 ENV = "TFDIAG_LAB_PARALLEL"
 CANDIDATES = ("/usr/bin/parallel", "/usr/local/bin/parallel")
@@ -200,9 +200,8 @@ class Parallel:
         self.lines = 0
         self.spec: dict = {}
         self.command: list[str] = []
-        self.signalled: list[tuple[str, int, float]] = []  # (why, signal, monotonic time)
-        self.exited_at: dict[str, float] = {}  # monotonic time each job was first seen ended
-        self.codes: dict[str, int] = {}
+        # (why, signal, how many exits the kernel had reported when it was sent)
+        self.signalled: list[tuple[str, int, int]] = []
         self.reader: threading.Thread | None = None
         self._done = False
         self.killed = False  # parallel itself SIGKILLed by the lab's end of the run
@@ -275,7 +274,6 @@ class Parallel:
         self.reader.start()
         lab._tees.append(self.reader)
         threading.Thread(target=self._find_tasks, daemon=True, name="parallel-jobs").start()
-        threading.Thread(target=self._watch, daemon=True, name="parallel-exits").start()
 
     def alive(self) -> bool:
         return self.popen is not None and self.popen.poll() is None
@@ -352,21 +350,6 @@ class Parallel:
                         self.pids.setdefault(node, pid)
             time.sleep(0.05)
 
-    def _watch(self) -> None:
-        """When each job ended (the order parallel's halt and the operator's stop came in)."""
-        tasks = {t["node"]: ParallelTask(self, t["node"]) for t in self.tasks}
-        while len(self.exited_at) < len(tasks):
-            for node, task in tasks.items():
-                if node in self.exited_at:
-                    continue
-                code = task.poll()
-                if code is not None:
-                    self.exited_at[node] = time.monotonic()
-                    self.codes[node] = code
-            if self.exits is not None and self.exits.closed:
-                break
-            time.sleep(0.05)
-
     def _par_files(self) -> dict[str, str]:
         """--files' output files by task (the first line the job's script printed)."""
         out: dict[str, str] = {}
@@ -403,7 +386,8 @@ class Parallel:
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.popen.pid, signal.SIGTERM)
-            self.signalled.append((why, signal.SIGTERM, time.monotonic()))
+            seen = len(self.exits.status) if self.exits is not None else 0
+            self.signalled.append((why, signal.SIGTERM, seen))
 
     def job_event(self, event: str) -> None:
         """The job's time limit: SIGTERM to parallel (the CI's cancel); the job's end: once
@@ -431,22 +415,23 @@ class Parallel:
 
     def stopped_by_parallel(self) -> dict[str, str]:
         """The jobs parallel itself stopped: still running when it got a SIGTERM, or, under
-        --halt now,fail=1, when another job had failed (its 'This job failed:' line)."""
-        marks = [(at, why, None) for why, _sig, at in self.signalled]
+        --halt now,fail=1, when another job had failed (its 'This job failed:' line). The
+        kernel's exit events, in the order they came, say which job ended before which."""
+        order = {pid: i for i, pid in enumerate(list(self.exits.status))} if self.exits else {}
+        status = dict(self.exits.status) if self.exits else {}
+        ended = {n: order[p] for n, p in self.pids.items() if p in order}
+        marks = [(seen, why, None) for why, _sig, seen in self.signalled]
         if self.halt != "default":
-            failed = [
-                (at, n) for n, at in self.exited_at.items() if self.codes.get(n) not in (0, None)
-            ]
+            failed = [(i, n) for n, i in ended.items() if wait_code(status[self.pids[n]]) != 0]
             if failed:
-                at, first = min(failed)
-                marks.append((at, f"halt: {first} failed", first))
+                i, first = min(failed)
+                marks.append((i + 1, f"halt: {first} failed", first))
         out: dict[str, str] = {}
         for at, why, who in sorted(marks, key=lambda m: m[0]):
             for node in self.nodes:
                 if node in out or node == who or node not in self.pids:
                     continue
-                ended = self.exited_at.get(node)
-                if ended is None or ended > at:
+                if ended.get(node, len(order)) >= at:
                     out[node] = why
         return out
 
@@ -460,6 +445,18 @@ class Parallel:
         files = [MAIN_LOG]
         if self.naming == "par_files":
             files.append(JOBLOG)
+            # TensorFlow's autograph writes its generated modules into $TMPDIR, which
+            # parallel sets to its --tmpdir for every job: not the jobs' output, not kept
+            dropped = []
+            for p in sorted((self.out_dir / OUTPUTS).iterdir()):
+                if p.is_file() and p.suffix != ".par":
+                    p.unlink()
+                    dropped.append(p.name)
+            if dropped:
+                truth["notes"] += (
+                    f" {len(dropped)} Python files TensorFlow's autograph generated in $TMPDIR "
+                    f"(parallel sets it to --tmpdir {OUTPUTS} for its jobs) were not kept."
+                )
         if self.naming == "par_results":
             files += sorted(
                 p.relative_to(self.out_dir).as_posix()
@@ -482,7 +479,8 @@ class Parallel:
             "version": self.version(),
             "halt": self.halt,
             "command": " ".join(
-                a if not a.startswith("/") else os.path.basename(a) for a in self.command
+                os.path.basename(w) if w.startswith("/") else w
+                for w in " ".join(self.command).split(" ")
             ),
             "jobs": {
                 t["node"]: {
