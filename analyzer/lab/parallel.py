@@ -266,7 +266,7 @@ class Parallel:
             lab.procs[node] = Proc(
                 node,
                 ParallelTask(self, node),
-                self.out_dir / MAIN_LOG,
+                Path(lab.out_dir) / MAIN_LOG,  # as the lab named the run folder
                 now,
                 reader=lambda n=node: self.read(n),
             )
