@@ -2762,7 +2762,7 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
     if run.honcho is not None:  # the processes honcho stopped once one of them had ended
         deleted = set(run.honcho.stopped_by_honcho())
     if run.par is not None:  # the jobs parallel stopped (its halt, or a SIGTERM to it)
-        deleted = set(run.par.stopped_by_parallel()) - {target}
+        deleted = set(run.par.stopped_by_parallel())
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
