@@ -421,6 +421,8 @@ def test_corpus_truth(truth_path: Path):
             job_log = "supervisord.log"
         if "honcho_output" in truth:  # honcho's merged output (analyzer/lab/honcho.py)
             job_log = "honcho.log"
+        if "parallel_output" in truth:  # GNU parallel's output (analyzer/lab/parallel.py)
+            job_log = "parallel.log"
         assert job_log in truth["launcher_files"]
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import compose, honcho, kubernetes, mpi, slurm, spark, supervisord, systemd
+from . import parallel as gnu_parallel
 from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, first_existing, free_ports, rotate, task_name, utc_now
 
@@ -101,6 +102,8 @@ class Style:
     # TF_CONFIG in environment=; the operator uses supervisorctl: analyzer/lab/supervisord.py)
     # or "honcho" (one real honcho runs every task as a Procfile process, TF_CONFIG on its
     # line or built from HONCHO_PROCESS_NAME; its merged output is the log: analyzer/lab/honcho.py)
+    # or "parallel" (one real GNU parallel runs every task as a job of its input, each task's
+    # script building TF_CONFIG from its {1} {2} arguments: analyzer/lab/parallel.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -715,6 +718,47 @@ STYLES: dict[str, Style] = {
             config="honcho",
             namings=honcho.NAMINGS,
         ),
+        Style(
+            name="pss_parallel",
+            script="pss_parallel.py",
+            jobs=(("chief", 1), ("ps", 2), ("worker", 2)),
+            cluster="chief + 2 ps + 2 workers (ParameterServerStrategy, custom training loop "
+            "through ClusterCoordinator.schedule) on one bare host run by one real GNU parallel "
+            "(20221122): parallel -j 0 'python -u pss_parallel.py --spec job.json --job {1} "
+            "--index {2} ...' ::: chief ps ps worker worker :::+ 0 0 1 0 1, each job's script "
+            "building its TF_CONFIG from its arguments and the spec's cluster; parallel's "
+            "default halt (it waits for every job; the operator ends the job once the chief "
+            "has exited, SIGTERM to parallel) or --halt now,fail=1 (the first failed job makes "
+            "parallel kill the others); the output as parallel leaves it: --tag --line-buffer "
+            "into parallel.log ('worker 1\\t' before each job's line), or --results results/ "
+            "(results/1/<job>/2/<index>/stdout, stderr, seq), or --joblog joblog.tsv --files "
+            "(each job's output in outputs/parXXXXX.par)",
+            # the task program of pss_systemd (its training, its operation timeout) behind a
+            # small wrapper that builds TF_CONFIG from parallel's arguments. A preemption is
+            # SIGTERM to the target's python (SIGKILL after 5 s); a job cancelled as a whole
+            # (preempt_job) and the job's time limit are SIGTERM to parallel, which stops every
+            # job itself (--termseq). A task started late waits in its script (the spec's
+            # delay); a missing task is an input line left out (its address still in the
+            # cluster).
+            roles={"chief": "chief:0", "worker": "worker:1", "ps": "ps:0"},
+            train_nodes=("chief:0",),
+            progress_node="chief:0",
+            step_re=r"step (\d+) loss",
+            steps=60,
+            args=("--step-sleep", "0.1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "5"),
+            ckpt_node="chief:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1$",
+            # the coordinator's eager context: every remote op the chief issues
+            timeout_args=("--op-timeout-ms", "5000"),
+            python_log=("chief:0", "ps:1"),
+            pod_prefix="tf",
+            shape_dim="20",
+            alt_args=("--image-format", "webp"),
+            naming_start=0,
+            config="parallel",
+            namings=gnu_parallel.NAMINGS,
+        ),
     ]
 }
 
@@ -800,6 +844,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", 3),
                 ("mwms_compose", 3),
                 ("pss_systemd", 3),
+                ("pss_parallel", 3),
                 ("mwms_mpi", 3),
                 ("mwms_spark", 3),
                 ("mwms_ray", 3),
@@ -922,13 +967,21 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "checkpoint"),
                 # pss_systemd: every role at each phase (its worker at start-up is in _all)
                 ("pss_systemd", "chief", "startup"),
+                ("pss_parallel", "chief", "startup"),
                 ("pss_systemd", "ps", "startup"),
+                ("pss_parallel", "ps", "startup"),
                 ("pss_systemd", "chief", "training"),
+                ("pss_parallel", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
+                ("pss_parallel", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("pss_parallel", "worker", "training"),
                 ("pss_systemd", "chief", "checkpoint"),
+                ("pss_parallel", "chief", "checkpoint"),
                 ("pss_systemd", "ps", "checkpoint"),
+                ("pss_parallel", "ps", "checkpoint"),
                 ("pss_systemd", "worker", "checkpoint"),
+                ("pss_parallel", "worker", "checkpoint"),
                 # mwms_mpi: each role at each phase (its worker at start-up is in _all)
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_mpi", "worker", "training"),
@@ -999,7 +1052,9 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "ps", "training"),
                 ("mwms_compose", "chief", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("pss_parallel", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
+                ("pss_parallel", "ps", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
@@ -1025,6 +1080,8 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", "chief", "training"),
                 # SIGTERM to honcho (the terminal's Ctrl-C, the CI's cancel): it stops all
                 ("mwms_honcho", "chief", "training"),
+                # SIGTERM to GNU parallel (the CI's cancel): it stops every job (--termseq)
+                ("pss_parallel", "chief", "training"),
             ),
             sig=signal.SIGTERM,
         ),
@@ -1066,7 +1123,9 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "chief", "training"),
                 # pss_systemd: the chief's operation timeout (the coordinator's context)
                 ("pss_systemd", "ps", "training"),
+                ("pss_parallel", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1121,7 +1180,9 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("mwms_compose", "chief", "training"),
                 ("pss_systemd", "ps", "training"),
+                ("pss_parallel", "ps", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1211,6 +1272,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "worker", "training"),
+                ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1247,6 +1309,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1283,6 +1346,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "chief", "startup"),
                 ("pss_systemd", "ps", "startup"),
+                ("pss_parallel", "ps", "startup"),
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_honcho", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
@@ -1317,6 +1381,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -1349,6 +1414,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
+                ("pss_parallel", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -1381,6 +1447,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "chief", "startup"),
+                ("pss_parallel", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -1412,6 +1479,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -1448,6 +1516,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "ps", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "ps", "startup"),
+                ("pss_parallel", "ps", "startup"),
                 # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
                 ("mwms_mpi", "last", "startup"),
                 ("mwms_honcho", "last", "startup"),
@@ -1484,6 +1553,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -1514,6 +1584,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1553,6 +1624,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "chief", "training"),
                 ("mwms_compose", "worker", "training"),
                 ("pss_systemd", "chief", "training"),
+                ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
@@ -1588,6 +1660,7 @@ FAULTS: dict[str, Fault] = {
                 ("tfjob_k8s", "worker", "startup"),
                 ("mwms_compose", "worker", "startup"),
                 ("pss_systemd", "worker", "startup"),
+                ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
@@ -2158,6 +2231,7 @@ class _Run:
     ray: raylab.Ray | None = None  # the ray style's head node, driver and worker actors
     sup: supervisord.Supervisord | None = None  # the supervisord style's one real supervisord
     honcho: honcho.Honcho | None = None  # the honcho style's one real honcho (its output)
+    par: gnu_parallel.Parallel | None = None  # the parallel style's one real GNU parallel
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2335,6 +2409,14 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.honcho.job_event
         lab.job_ends_tasks = True  # SIGTERM to honcho, which stops every process
         run.extra["honcho_output"] = honcho.OUTPUT_FORMS[cell.naming]
+    if style.config == "parallel":
+        missing = gnu_parallel.check()
+        if missing:
+            raise CellError(missing)
+        run.par = gnu_parallel.Parallel(lab.out_dir, cell.naming, cell.seed, nodes, lab.scratch)
+        lab.job_log = run.par.job_event
+        lab.job_ends_tasks = True  # SIGTERM to parallel, which stops every job (--termseq)
+        run.extra["parallel_output"] = gnu_parallel.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2431,6 +2513,21 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
                 delay=delayed.get(node, 0.0),
             )
             return
+        if style.config == "parallel":  # a job of parallel's input (TF_CONFIG from its args)
+            log_style = "python" if node in style.python_log else "absl"
+            task_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
+            if tf_config is not None:
+                task_env = {"TF_CONFIG": json.dumps(tf_config), **task_env}
+            run.par.add(
+                node,
+                python or sys.executable,
+                TASKS_DIR / style.script,
+                args,
+                task_env,
+                cluster=cluster,
+                delay=delayed.get(node, 0.0),
+            )
+            return
         exec_python = python
         if style.config == "systemd":  # the unit's Environment=TF_CONFIG; the host's name
             host = systemd.HOSTS[node]
@@ -2462,6 +2559,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         or run.spark is not None
         or run.ray is not None
         or run.honcho is not None
+        or run.par is not None
     )
     for node in nodes:
         if node in run.missing or (node in delayed and not inside and run.sup is None):
@@ -2476,6 +2574,11 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     if run.honcho is not None:
         run.honcho.launch(lab, env)
         run.extra["honcho_started_utc"] = utc_now()
+    if run.par is not None:
+        if run.missing:  # the input lines of the tasks that run (the cluster lists them all)
+            run.par.tasks = [t for t in run.par.tasks if t["node"] not in run.missing]
+        run.par.launch(lab, env)
+        run.extra["parallel_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2545,6 +2648,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.sup.terminate()
         elif run.honcho is not None:  # ... or to honcho (Ctrl-C's SIGTERM, a CI's cancel)
             run.honcho.terminate()
+        elif run.par is not None:  # ... or to GNU parallel (a CI's cancel)
+            run.par.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2656,6 +2761,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = set(run.sup.operator_stopped)
     if run.honcho is not None:  # the processes honcho stopped once one of them had ended
         deleted = set(run.honcho.stopped_by_honcho())
+    if run.par is not None:  # the jobs parallel stopped (its halt, or a SIGTERM to it)
+        deleted = set(run.par.stopped_by_parallel())
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -2916,6 +3023,13 @@ HONCHO_GONE_NOTE = (
 )
 
 
+PARALLEL_TIMEOUT_NOTE = (
+    " The job stopped making progress; it was cancelled by SIGTERM to GNU parallel (a CI job's "
+    "time limit), which stopped every running job with its --termseq (TERM 200 ms TERM 100 ms "
+    "TERM 50 ms KILL) and exited."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -2981,6 +3095,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 raise CellError(f"{n}'s Ray worker process left no worker-*.out/.err file")
     if run.honcho is not None:
         node_files = {n: run.honcho.node_files(n) for n in lab.procs}
+    if run.par is not None:
+        node_files = {n: run.par.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s parallel job left no output file")
     if run.sup is not None:
         node_files = {n: run.sup.node_files(n) for n in lab.procs}
         for n, files in node_files.items():
@@ -3024,6 +3143,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f"until a SIGKILL: honcho's {honcho.KILL_WAIT} s after its SIGTERM, or the lab's "
             "end of the run."
         )
+    elif run.stopped and run.par is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until parallel's --termseq "
+            "(TERM, TERM, TERM, KILL) or the lab's end of the run."
+        )
     elif run.stopped and run.sup is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until supervisorctl stop's "
@@ -3054,6 +3178,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
     elif run.ended_by == "launcher_timeout" and style.config == "honcho":
         signalled = any(w == "time_limit" for w, _ in run.honcho.signalled)
         notes += HONCHO_TIMEOUT_NOTE if signalled else HONCHO_GONE_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "parallel":
+        notes += PARALLEL_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -3193,6 +3319,26 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 "later to one whose shell had not ended) and exited."
             )
         run.honcho.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.par is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s python (parallel's job "
+                f"'{gnu_parallel.tag(run.target).strip()}'), SIGKILL after "
+                f"{PREEMPT_GRACE:.0f} s if it is still there."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The job was cancelled by SIGTERM to GNU parallel (a CI's cancel): parallel "
+                "stopped every running job with its --termseq and exited."
+            )
+        halt = run.par.halt
+        truth["notes"] += (
+            " parallel ran with --halt now,fail=1 (the first failed job makes it kill the others)."
+            if halt != "default"
+            else " parallel ran with its default halt policy (it waits for every job)."
+        )
+        run.par.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
