@@ -24,7 +24,9 @@ import pyarrow.compute as pc
 
 JOB_NAMES = ("chief", "master", "ps", "worker", "evaluator", "coordinator")
 _JOBS = "|".join(JOB_NAMES)
-_NAME_RE = re.compile(rf"(?:^|[-_.\s])(?P<job>{_JOBS})(?:[-_.]?(?P<index>\d+))?(?=$|[-_.\s])", re.I)
+_NAME_RE = re.compile(
+    rf"(?:^|[-_.\s])(?P<job>{_JOBS})(?:[-_. ]?(?P<index>\d+))?(?=$|[-_.\s])", re.I
+)
 _ROTATION_RE = re.compile(r"^(?P<base>.+?)\.(?P<n>\d{1,3})$")
 _LOG_SUFFIX_RE = re.compile(r"\.(?:log|txt|out|err|stdout|stderr)$", re.I)
 _SINGLETON_JOBS = {"chief", "master", "evaluator", "coordinator"}

@@ -66,6 +66,23 @@ def _kind(kind: str, text: str) -> str:
     return text if kind == "other" else kind
 
 
+def _more_words(shape: tuple[str, ...], same: list[list[tuple[str, str]]], i: int) -> int:
+    """How many more varying words follow the source word at ``i``, each after one space:
+    they name the source with it (``worker 1``, a job and its index)."""
+    more = 0
+    j = i
+    while (
+        j + 2 < len(shape)
+        and shape[j + 1] == " "
+        and shape[j + 2] == "word"
+        and all(toks[j + 1][1] == " " for toks in same)
+        and len({toks[j + 2][1] for toks in same}) > 1
+    ):
+        more += 1
+        j += 2
+    return more
+
+
 def _format_offsets(line: str, formats: list[re.Pattern]) -> list[int]:
     """The offsets in ``line`` where a known format matches what follows."""
     found = []
@@ -113,7 +130,11 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
     same = [_tokens(p) for p in prefixes]
     parts: list[str] = []
     source: int | None = None
+    skip = 0
     for i, kind in enumerate(shape):
+        if skip:
+            skip -= 1
+            continue
         values = [toks[i][1] for toks in same]
         distinct = set(values)
         if kind in ("iso", "date", "clock"):
@@ -139,7 +160,10 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
             )
             if named:
                 source = i
-                parts.append(f"(?P<rank>{_WORD})")
+                # a source of several words (GNU parallel --tag with two arguments: "worker 1")
+                more = _more_words(shape, same, i)
+                skip = 2 * more
+                parts.append(f"(?P<rank>{_WORD}" + " [\\w.@-]+" * more + ")")
             else:
                 parts.append(f"(?:{_WORD})")
     pattern = "^" + "".join(parts) + "(?P<inner>.*)$"

@@ -330,128 +330,58 @@ KNOWN_WRONG: dict[str, str] = {
         "worker:0's: the whole job was stopped, and which task the truth names is not in the "
         "lines (as mwms_mpi/preempt_job-chief-training-mpi_output_filename)"
     ),
-    # pss_parallel: measured once untouched (17/35, measurements/pss_parallel-untouched.txt);
-    # nothing tuned.
-    "pss_parallel/kill-chief-checkpoint-par_tag": (
-        "untouched measurement; not tuned: says - / none: the chief's log stops with no line "
-        "after its first checkpoint; the servers only serve and were stopped by the operator 5 s "
-        "later; the operator's (or the time limit's) SIGTERM to parallel leaves no line anywhere:"
-        " every log just stops; with --tag, parallel's 'ps 0\t' / 'worker 1\t' prefixes were read"
-        " as nodes 'parallel/ps' and 'parallel/worker' (the index dropped, both ps and both "
-        "workers merged)"
-    ),
+    # pss_parallel: measured twice untouched (17/35 at its declaration's diagnosis and at main's
+    # merge, measurements/pss_parallel-untouched*.txt); its misses read, then tuned on (session
+    # 16: GNU parallel's multi-word --tag, its 'This job failed:' and the command after it, its
+    # --joblog rows): 25/35. Left: stops that leave no line, SIGTERMs with no handler.
     "pss_parallel/kill-chief-startup-par_results": (
-        "untouched measurement; not tuned: says - / none ('the job never got going'): the chief "
-        "was killed right after its server started, the servers waited for the coordinator; the "
-        "operator's (or the time limit's) SIGTERM to parallel leaves no line anywhere: every log "
-        "just stops; results/1/<job>/2/<index>/seq files read as nodes of their own"
-    ),
-    "pss_parallel/kill-chief-training-par_tag": (
-        "untouched measurement; not tuned: says - / none: parallel's 'This job failed:' line and "
-        "the failed job's command (its --job / --index arguments) in parallel.log were not read, "
-        "and under --halt now,fail=1 parallel SIGTERMed every other job within milliseconds, so "
-        "no peer logged an error; with --tag, parallel's 'ps 0\t' / 'worker 1\t' prefixes were "
-        "read as nodes 'parallel/ps' and 'parallel/worker' (the index dropped, both ps and both "
-        "workers merged)"
-    ),
-    "pss_parallel/kill-ps-startup-par_files": (
-        "untouched measurement; not tuned: says - / none ('the job never got going'): the chief "
-        "waited with no error while connecting to the cluster whose ps:0 was gone; joblog.tsv's "
-        "one line (seq 2, '--job ps --index 0', Exitval 137) was read as a node 'joblog', not as "
-        "that job's end; the operator's (or the time limit's) SIGTERM to parallel leaves no line "
-        "anywhere: every log just stops"
-    ),
-    "pss_parallel/kill-ps-training-par_results": (
-        "untouched measurement; not tuned: says - / none: parallel's 'This job failed:' line and "
-        "the failed job's command (its --job / --index arguments) in parallel.log were not read, "
-        "and under --halt now,fail=1 parallel SIGTERMed every other job within milliseconds, so "
-        "no peer logged an error"
+        "says - / none ('the job never got going'): the chief was killed right after its server "
+        "started and the servers waited for it; with the default halt parallel says nothing of "
+        "a job that failed, and the operator's SIGTERM to parallel leaves no line: every log just "
+        "stops"
     ),
     "pss_parallel/kill-worker-startup-par_tag": (
-        "untouched measurement; not tuned: says - / none: the chief waited with no error while "
-        "connecting to the cluster; with --tag, parallel's 'ps 0\t' / 'worker 1\t' prefixes were "
-        "read as nodes 'parallel/ps' and 'parallel/worker' (the index dropped, both ps and both "
-        "workers merged), so worker:1's stopped log was hidden in worker 0's lines; the "
-        "operator's (or the time limit's) SIGTERM to parallel leaves no line anywhere: every log "
-        "just stops"
-    ),
-    "pss_parallel/kill-worker-training-par_files": (
-        "untouched measurement; not tuned: says - / none: parallel's 'This job failed:' line and "
-        "the failed job's command (its --job / --index arguments) in parallel.log were not read, "
-        "and under --halt now,fail=1 parallel SIGTERMed every other job within milliseconds, so "
-        "no peer logged an error; joblog.tsv's line for the job (Exitval 137) was read as a node "
-        "'joblog'"
-    ),
-    "pss_parallel/kill_old-worker-training-par_results": (
-        "untouched measurement; not tuned: says - / none: parallel's 'This job failed:' line and "
-        "the failed job's command (its --job / --index arguments) in parallel.log were not read, "
-        "and under --halt now,fail=1 parallel SIGTERMed every other job within milliseconds, so "
-        "no peer logged an error"
-    ),
-    "pss_parallel/preempt-chief-training-par_files": (
-        "untouched measurement; not tuned: says - / none: the chief has no SIGTERM handler and "
-        "ends with no line; parallel's 'This job failed:' line and the failed job's command (its "
-        "--job / --index arguments) in parallel.log were not read, and under --halt now,fail=1 "
-        "parallel SIGTERMed every other job within milliseconds, so no peer logged an error; "
-        "joblog.tsv's line (Exitval 143) was read as a node 'joblog'"
+        "says - / none: worker:1 was killed at start-up; the chief waited with no error while "
+        "connecting; with the default halt parallel says nothing of a job that failed, and the "
+        "operator's SIGTERM to parallel leaves no line: every log just stops"
     ),
     "pss_parallel/preempt-ps-training-par_tag": (
-        "untouched measurement; not tuned: says ps:0 / connection_unavailable: right task, "
-        "inferred from the chief's connection errors ('it left no log': with --tag, parallel's "
-        "'ps 0\t' / 'worker 1\t' prefixes were read as nodes 'parallel/ps' and 'parallel/worker' "
-        "(the index dropped, both ps and both workers merged)); the SIGTERM left no line, so "
-        "nothing says preemption"
+        "says ps:0 / node_crash: right task (parallel's 'This job failed:' names it); a SIGTERM "
+        "with no handler ends the python as a kill does, and no line says it was a SIGTERM (as "
+        "pss/preempt-worker-training-gz)"
     ),
     "pss_parallel/preempt-worker-checkpoint-par_results": (
-        "untouched measurement; not tuned: says chief:0 / node_crash: parallel's 'This job "
-        "failed:' line and the failed job's command (its --job / --index arguments) in "
-        "parallel.log were not read, and under --halt now,fail=1 parallel SIGTERMed every other "
-        "job within milliseconds, so no peer logged an error; the chief, the only trainer, was "
-        "among those SIGTERMed and its log was the one ending mid-run with no goodbye"
+        "says worker:1 / node_crash: right task (parallel's 'This job failed:' names it); a "
+        "SIGTERM with no handler ends the python as a kill does, and no line says it was a "
+        "SIGTERM (as pss/preempt-worker-training-gz)"
     ),
     "pss_parallel/preempt-worker-training-par_tag": (
-        "untouched measurement; not tuned: says - / none: parallel's 'This job failed:' line and "
-        "the failed job's command (its --job / --index arguments) in parallel.log were not read, "
-        "and under --halt now,fail=1 parallel SIGTERMed every other job within milliseconds, so "
-        "no peer logged an error; with --tag, parallel's 'ps 0\t' / 'worker 1\t' prefixes were "
-        "read as nodes 'parallel/ps' and 'parallel/worker' (the index dropped, both ps and both "
-        "workers merged)"
+        "says worker:1 / node_crash: right task (parallel's 'This job failed:' names it); a "
+        "SIGTERM with no handler ends the python as a kill does, and no line says it was a "
+        "SIGTERM (as pss/preempt-worker-training-gz)"
     ),
     "pss_parallel/preempt_job-chief-training-par_files": (
-        "untouched measurement; not tuned: says - / none: SIGTERM to parallel stopped every job "
-        "at once; the operator's (or the time limit's) SIGTERM to parallel leaves no line "
-        "anywhere: every log just stops (not in joblog.tsv either: parallel logs no job it "
-        "killed)"
+        "says - / none: SIGTERM to parallel stopped every job at once; "
+        "the operator's SIGTERM to parallel leaves no line anywhere (and parallel writes no "
+        "joblog row for a job it stopped): every log just stops"
     ),
     "pss_parallel/stall_deadline-ps-training-par_results": (
-        "untouched measurement; not tuned: says worker:1 / deadline_exceeded: right category; the"
-        " chief's '/job:worker/task:1 encountered the following error when processing closure: "
-        "DeadlineExceededError' names the worker that ran the closure, and the frozen ps:0, whose"
-        " log just stops, is named by no line"
+        "says worker:1 / deadline_exceeded: right category; the chief's '/job:worker/task:1 "
+        "encountered the following error when processing closure: DeadlineExceededError' names "
+        "the worker that ran the closure, and the frozen ps:0, whose log just stops, is named by "
+        "no line"
     ),
     "pss_parallel/stall_deadline-worker-training-par_files": (
-        "untouched measurement; not tuned: says - / none: nothing timed out; the chief stopped "
-        "stepping 20 s before the time limit, and the operator's (or the time limit's) SIGTERM to"
-        " parallel leaves no line anywhere: every log just stops"
+        "says - / none: nothing timed out; the chief stopped stepping 20 s before the time "
+        "limit, and the time limit's SIGTERM to parallel leaves no line: every log just stops"
     ),
     "pss_parallel/stall_notimeout-ps-training-par_tag": (
-        "untouched measurement; not tuned: says - / none: the frozen ps logs nothing and the "
-        "chief only stops stepping; the operator's (or the time limit's) SIGTERM to parallel "
-        "leaves no line anywhere: every log just stops; with --tag, parallel's 'ps 0\t' / 'worker"
-        " 1\t' prefixes were read as nodes 'parallel/ps' and 'parallel/worker' (the index "
-        "dropped, both ps and both workers merged)"
+        "says - / none: the frozen ps logs nothing and the chief only stops stepping; the time "
+        "limit's SIGTERM to parallel leaves no line: every log just stops"
     ),
     "pss_parallel/stall_notimeout-worker-training-par_results": (
-        "untouched measurement; not tuned: says - / none: the frozen worker logs nothing and the "
-        "chief only stops stepping; the operator's (or the time limit's) SIGTERM to parallel "
-        "leaves no line anywhere: every log just stops"
-    ),
-    "pss_parallel/wrong_address-chief-startup-par_tag": (
-        "untouched measurement; not tuned: says - / none: the chief, given a wrong ps address, "
-        "waits to connect with no error until the time limit; the operator's (or the time "
-        "limit's) SIGTERM to parallel leaves no line anywhere: every log just stops; with --tag, "
-        "parallel's 'ps 0\t' / 'worker 1\t' prefixes were read as nodes 'parallel/ps' and "
-        "'parallel/worker' (the index dropped, both ps and both workers merged)"
+        "says - / none: the frozen worker logs nothing and the chief only stops stepping; the "
+        "time limit's SIGTERM to parallel leaves no line: every log just stops"
     ),
 }
 
@@ -523,10 +453,10 @@ def test_the_corpus_is_large_and_covers_every_style():
     # with the code of its declaration, 6/29 at main's merge); so was tf1_supervisord (the
     # twenty-first, under a real supervisord: 23/31 twice, at its declaration and at main's merge);
     # mwms_honcho (the twenty-second, MWMS run by a real honcho) was declared held out and
-    # untouched before any run was recorded, measured twice untouched (18/32), then its misses
-    # were read (not tuned on): no longer untouched; pss_parallel (the twenty-third, PSS run by a
-    # real GNU parallel) was declared held out and untouched before any run was recorded
-    assert untouched_styles([str(CORPUS)]) == {"pss_parallel"}
+    # untouched before any run was recorded, measured twice untouched (18/32), then tuned on
+    # (session 16); so was pss_parallel (the twenty-third, PSS run by a real GNU parallel: 17/35
+    # twice, at its declaration's diagnosis and at main's merge)
+    assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [
             f

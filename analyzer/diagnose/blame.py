@@ -114,6 +114,9 @@ class PeerDirectory:
 def _candidate_values(captures: dict, blames: str | None) -> list[tuple[str, str]]:
     """The captures worth resolving, the rule's ``blames`` group first."""
     values = [(blames, captures[blames])] if blames and blames in captures else []
+    if captures.get("peer_job") and captures.get("peer_tasknum"):
+        # a job name and a task index apart in one line (a command's --job_name/--task_index)
+        values.insert(0, ("peer_node", f"{captures['peer_job']}:{captures['peer_tasknum']}"))
     for name in ("peer_task", "peer_address", *sorted(captures)):
         if (
             name != blames

@@ -146,10 +146,14 @@ def _launcher_saw_die(node: str, ev: Case) -> tuple[str, str | None] | None:
     b = ev.blames
     if b is None or b.empty or not ev.outside:
         return None
-    said = b[(b["blamed"] == node) & b["victim"].isin(ev.outside) & b["category"].isin(_DEATHS)]
-    if said.empty:
+    said = b[(b["blamed"] == node) & b["victim"].isin(ev.outside)]
+    # (one launcher line says the job failed, another how: a SIGTERM from outside is the more
+    # telling word — GNU parallel's "This job failed:" and its joblog's Exitval 143)
+    taken = said[(said["category"] == "preemption").to_numpy(dtype=bool)]
+    died = said[said["category"].isin(_DEATHS).to_numpy(dtype=bool)]
+    if died.empty:
         return None
-    first = said.sort_values("ts").iloc[0]
+    first = (taken if not taken.empty else died).sort_values("ts").iloc[0]
     return str(first["category"]), first.get("pattern_id")
 
 

@@ -147,6 +147,13 @@ WRAPPERS: tuple[Wrapper, ...] = (
         r"^(?:\x1b\[[\d;]*m)?\((?:(?P<rank>(?:[\w.<>:-]+ )?pid=\d+)(?:, ip=[\w.:-]+)?"
         r"|raylet|autoscaler)\)(?:\x1b\[[\d;]*m)? (?P<inner>.*)$",
     ),
+    # GNU parallel --tag (parallel(1)): each line of a job behind its arguments, joined by
+    # spaces, and a TAB ("worker 1<TAB>..."); the arguments are the line's source, as a
+    # container's name is (a job and its index: worker:1). parallel's own lines carry none.
+    Wrapper(
+        "parallel_tag",
+        r"^(?P<rank>[A-Za-z][\w.@:/-]*(?: [\w.@:/-]+){0,3})\t(?P<inner>.*)$",
+    ),
     Wrapper("kubectl", rf"^(?P<wts>{TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )

@@ -249,7 +249,7 @@ def events_of(
                 levels.filter(mask),
             )
     stops = np.full(len(rows), n, dtype=np.int64) if ends is None else ends[rows]
-    detail = attach_continuations(rows, fmt, levels, detail, text, stops)
+    detail = attach_continuations(rows, fmt, levels, detail, text, stops, message)
     source = pc.replace_substring_regex(table["source"].combine_chunks(), r"^.*/", "")
     rows_arr = pa.array(rows)
     nulls = pa.nulls(len(rows), pa.large_string())

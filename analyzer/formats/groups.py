@@ -140,24 +140,41 @@ _MAX_CONTINUATION = 20
 
 
 def attach_continuations(
-    rows: np.ndarray, fmt: pa.Array, levels: pa.Array, detail: pa.Array, text, stops: np.ndarray
+    rows: np.ndarray,
+    fmt: pa.Array,
+    levels: pa.Array,
+    detail: pa.Array,
+    text,
+    stops: np.ndarray,
+    message: pa.Array | None = None,
 ) -> pa.Array:
-    """Give each warning-or-worse line the unprefixed lines that follow it as its ``detail``.
+    """Give each warning-or-worse line the unprefixed lines that follow it as its ``detail``,
+    and each plain level-less line that ends with a colon the one line it introduces.
 
     TensorFlow prints the peer of an error on such lines (``Additional GRPC error information
-    from remote target /job:ps/replica:0/task:0 ...``). They stay events of their own too.
-    ``text(rows)`` gives lines; ``stops[i]``: the row where the file of ``rows[i]`` ends.
-    The line after each is read for all at once; only those followed by one read on.
+    from remote target /job:ps/replica:0/task:0 ...``); a launcher names what failed on the
+    line after its own (GNU parallel's ``parallel: This job failed:`` then the job's command).
+    They stay events of their own too. ``text(rows)`` gives lines; ``stops[i]``: the row where
+    the file of ``rows[i]`` ends. The line after each is read for all at once; only those
+    followed by one read on.
     """
     serious = pc.and_(
         pc.is_in(levels, pa.array(["WARNING", "ERROR", "FATAL"], pa.large_string())),
         pc.is_in(fmt, pa.array(_PREFIXED, pa.large_string())),
     )
-    at = np.flatnonzero(bools(pc.and_(serious, pc.is_null(detail))))
+    headers = np.zeros(len(rows), dtype=bool)
+    if message is not None and len(rows):
+        headers = bools(
+            pc.and_(
+                pc.and_(pc.equal(fmt, "plain"), pc.is_null(levels)),
+                pc.match_substring_regex(message, r":\s*$"),
+            )
+        )
+    at = np.flatnonzero(bools(pc.and_(pc.or_(serious, pa.array(headers)), pc.is_null(detail))))
     if not len(at):
         return detail
     starts = rows[at] + 1
-    stops = np.minimum(starts + _MAX_CONTINUATION, stops[at])
+    stops = np.minimum(starts + np.where(headers[at], 1, _MAX_CONTINUATION), stops[at])
     nexts = [None] * len(at)
     has_next = np.flatnonzero(starts < stops)
     for i, line in zip(has_next.tolist(), text(starts[has_next]).to_pylist(), strict=True):
