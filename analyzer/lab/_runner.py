@@ -35,6 +35,25 @@ def first_existing(env: str, candidates: tuple[str, ...] | list[str] = ()) -> st
     return None
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its children, theirs, ...), from /proc's parent links."""
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{d}/stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in kids.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def free_ports(n: int) -> list[int]:
     """``n`` distinct free TCP ports on 127.0.0.1 (bound then released)."""
     socks, ports = [], []

@@ -52,9 +52,9 @@ import threading
 import time
 from pathlib import Path
 
-from analyzer.lab._runner import first_existing
+from analyzer.lab._runner import descendants, first_existing
 
-from .mpi import ExitEvents, LaunchedProcess, ended_code
+from .mpi import ExitEvents, LauncherTask
 
 ENV = "TFDIAG_LAB_HONCHO"
 CANDIDATES = ("/work/honcho-venv/bin/honcho", "/tmp/honcho-venv/bin/honcho")
@@ -234,25 +234,6 @@ def parse_line(raw: bytes) -> tuple[str, bytes] | None:
     return m.group(2).decode("utf-8", "replace"), m.group(3)
 
 
-class HonchoTask(LaunchedProcess):
-    """One Procfile process's python, as the lab's process table sees it."""
-
-    def __init__(self, honcho: Honcho, node: str):
-        self.honcho, self.node = honcho, node
-        self.label = honcho.names[node]
-
-    def _found_pid(self) -> int | None:
-        return self.honcho.pids.get(self.node)
-
-    def _launcher_alive(self) -> bool:
-        return self.honcho.alive()
-
-    def poll(self) -> int | None:
-        pid = self.honcho.pids.get(self.node)
-        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.honcho.alive()
-        return ended_code(self.honcho, pid, running)
-
-
 class Honcho:
     """One job's honcho: its Procfile, its processes, its output."""
 
@@ -365,7 +346,7 @@ class Honcho:
             node = t["node"]
             lab.procs[node] = Proc(
                 node,
-                HonchoTask(self, node),
+                LauncherTask(self, node, self.names[node]),
                 Path(lab.out_dir) / self.node_files(node)[0],
                 now,
                 reader=lambda n=node: self.read(n),
@@ -411,27 +392,10 @@ class Honcho:
             f.write(text + b"\n")
         self.where[node].append(self.lines)
 
-    def _descendants(self) -> list[int]:
-        kids: dict[int, list[int]] = {}
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                stat = Path(f"/proc/{d}/stat").read_text()
-                ppid = int(stat.rsplit(")", 1)[1].split()[1])
-                kids.setdefault(ppid, []).append(int(d))
-        out, todo = [], [self.popen.pid]
-        while todo:
-            p = todo.pop()
-            for c in kids.get(p, []):
-                out.append(c)
-                todo.append(c)
-        return out
-
     def _find_tasks(self) -> None:
         want = {t["node"] for t in self.tasks}
         while set(self.pids) < want and self.alive():
-            for pid in self._descendants():
+            for pid in descendants(self.popen.pid):
                 if pid in self.pids.values():
                     continue
                 try:

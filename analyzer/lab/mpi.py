@@ -232,6 +232,25 @@ class LaunchedProcess:
             time.sleep(0.05)
 
 
+class LauncherTask(LaunchedProcess):
+    """A task of a launcher object that keeps ``pids`` (node → the pid its watcher found) and
+    says whether it is ``alive()`` (honcho's Procfile process, a GNU parallel job)."""
+
+    def __init__(self, launcher, node: str, label: str):
+        self.launcher, self.node, self.label = launcher, node, label
+
+    def _found_pid(self) -> int | None:
+        return self.launcher.pids.get(self.node)
+
+    def _launcher_alive(self) -> bool:
+        return self.launcher.alive()
+
+    def poll(self) -> int | None:
+        pid = self.launcher.pids.get(self.node)
+        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.launcher.alive()
+        return ended_code(self.launcher, pid, running)
+
+
 class DriverTask(LaunchedProcess):
     """One task a driver-run launcher started (a Spark barrier task, a Ray Train worker): the
     launcher object knows its pid (``pids``) and whether its driver lives (``driver_alive()``);

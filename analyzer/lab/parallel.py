@@ -52,9 +52,9 @@ import threading
 import time
 from pathlib import Path
 
-from analyzer.lab._runner import first_existing
+from analyzer.lab._runner import descendants, first_existing
 
-from .mpi import ExitEvents, LaunchedProcess, ended_code, wait_code
+from .mpi import ExitEvents, LauncherTask, wait_code
 
 ENV = "TFDIAG_LAB_PARALLEL"
 CANDIDATES = ("/usr/bin/parallel", "/usr/local/bin/parallel")
@@ -161,25 +161,6 @@ def spec_json(tasks: list[dict], cluster: dict, default_python: str) -> dict:
     return {"cluster": cluster, "tasks": per}
 
 
-class ParallelTask(LaunchedProcess):
-    """One parallel job's python, as the lab's process table sees it."""
-
-    def __init__(self, par: Parallel, node: str):
-        self.par, self.node = par, node
-        self.label = f"parallel job {tag(node).strip()}"
-
-    def _found_pid(self) -> int | None:
-        return self.par.pids.get(self.node)
-
-    def _launcher_alive(self) -> bool:
-        return self.par.alive()
-
-    def poll(self) -> int | None:
-        pid = self.par.pids.get(self.node)
-        running = (pid is not None and Path(f"/proc/{pid}").exists()) or self.par.alive()
-        return ended_code(self.par, pid, running)
-
-
 class Parallel:
     """One job's GNU parallel: its command, its jobs, its output."""
 
@@ -265,7 +246,7 @@ class Parallel:
             node = t["node"]
             lab.procs[node] = Proc(
                 node,
-                ParallelTask(self, node),
+                LauncherTask(self, node, f"parallel job {tag(node).strip()}"),
                 Path(lab.out_dir) / MAIN_LOG,  # as the lab named the run folder
                 now,
                 reader=lambda n=node: self.read(n),
@@ -312,27 +293,10 @@ class Parallel:
                 self.where[node].append(self.lines)
                 return
 
-    def _descendants(self) -> list[int]:
-        kids: dict[int, list[int]] = {}
-        for d in os.listdir("/proc"):
-            if not d.isdigit():
-                continue
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                stat = Path(f"/proc/{d}/stat").read_text()
-                ppid = int(stat.rsplit(")", 1)[1].split()[1])
-                kids.setdefault(ppid, []).append(int(d))
-        out, todo = [], [self.popen.pid]
-        while todo:
-            p = todo.pop()
-            for c in kids.get(p, []):
-                out.append(c)
-                todo.append(c)
-        return out
-
     def _find_tasks(self) -> None:
         want = {t["node"] for t in self.tasks}
         while set(self.pids) < want and self.alive():
-            for pid in self._descendants():
+            for pid in descendants(self.popen.pid):
                 if pid in self.pids.values():
                     continue
                 try:

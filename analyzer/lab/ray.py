@@ -43,7 +43,7 @@ import threading
 import time
 from pathlib import Path
 
-from ._runner import TASKS_DIR, free_ports
+from ._runner import TASKS_DIR, descendants, free_ports
 from .mpi import DriverTask, ExitEvents
 
 NAMINGS = ("ray_driver", "ray_session", "ray_both")
@@ -107,21 +107,6 @@ def driver_line_of(lines: list[str], pid: int | None, text: str) -> int | None:
             if text in line and (want_tag is None or want_tag in line):
                 return no
     return None
-
-
-def _descendants(pid: int) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        cur = todo.pop()
-        with contextlib.suppress(OSError):
-            for tid in os.listdir(f"/proc/{cur}/task"):
-                with contextlib.suppress(OSError):
-                    kids = Path(f"/proc/{cur}/task/{tid}/children").read_text().split()
-                    for k in map(int, kids):
-                        if k not in out:
-                            out.append(k)
-                            todo.append(k)
-    return out
 
 
 class Ray:
@@ -345,7 +330,7 @@ class Ray:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.driver.wait(10)
         if self.head is not None:
-            pids = _descendants(self.head.pid)
+            pids = descendants(self.head.pid)
             if self.head.poll() is None:  # ray start --block ends its node's processes
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(self.head.pid, signal.SIGTERM)
