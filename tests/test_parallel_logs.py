@@ -70,3 +70,14 @@ def test_the_same_row_with_a_kills_exit_is_a_death(tmp_path: Path):
         lambda text: text.replace("\t143\t0\t", "\t137\t0\t"),
     )
     assert _verdict(run) == ("chief:0", "node_crash")
+
+
+def test_a_job_stopped_with_no_line_says_it_did_not_finish():
+    """The frozen worker logs nothing, the chief stops stepping, and the time limit's SIGTERM
+    to parallel leaves no line: no culprit can be named, but the job did not finish."""
+    run = analyzer.load(PARALLEL / "stall_notimeout-worker-training-par_results", condensed=True)
+    rc = run.root_cause
+    assert (rc.node, rc.category) == (None, "none")
+    assert "did not finish" in rc.summary and rc.confidence < 0.5
+    healthy = analyzer.load(PARALLEL / "healthy-none-full-par_results", condensed=True)
+    assert healthy.root_cause.summary.startswith("Nothing failed")

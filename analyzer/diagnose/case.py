@@ -235,6 +235,12 @@ class Case:
             for n, t in told.items()
         )
 
+    def work_done(self) -> Any:
+        """When the job's work was done, by its own words or every trainer's good end (see
+        :func:`.outside.work_done`), or None."""
+        end = self.phases.end if self.phases is not None else None
+        return end if end is not None else self._work_done()
+
     def _work_done(self) -> Any:
         """When every task that trained had ended well, though no line said the training
         finished (:func:`.outside.work_done`), or None."""

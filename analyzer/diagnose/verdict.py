@@ -577,6 +577,30 @@ def _healthy(ev: Case, notes: list[str]) -> RootCause:
                 "(kubectl describe, sacct) or the tasks' exit codes would tell."
             ),
         )
+    if _stopped_unfinished(ev):
+        notes.append(
+            "No error-level finding and no node to blame, but no task said its training "
+            "finished and logs stop mid-run: the job was ended while it ran."
+        )
+        return RootCause(
+            node=None,
+            task=None,
+            category="none",
+            confidence=0.3,
+            time=None,
+            summary=(
+                "No failure line, but the job did not finish: no task said its training "
+                f"finished and the logs stop mid-run{warn}."
+            ),
+            ambiguity=(
+                (ambiguity + " " if ambiguity else "")
+                + "Something ended the job while it ran (a time limit, a person, a launcher "
+                "stopping every task once one exits) and no line here says what or why: a "
+                "blocked step, a frozen task or a kill that left no line look alike in these "
+                "logs; the scheduler's or launcher's own record (sacct, kubectl describe, GNU "
+                "parallel's --joblog, the tasks' exit codes) would tell."
+            ),
+        )
     notes.append("No error-level finding and no silent death: the run looks healthy.")
     what = "no node logged an error and none stopped early"
     if ev.noise:
@@ -593,6 +617,16 @@ def _healthy(ev: Case, notes: list[str]) -> RootCause:
         summary=f"Nothing failed: {what}{warn}.",
         ambiguity=ambiguity,
     )
+
+
+def _stopped_unfinished(ev: Case) -> bool:
+    """Did the job stop while it ran: no task said its training finished, not every trainer
+    ended well, and a task's log stops mid-run or killed?"""
+    if ev.phases is None or ev.phases.end is not None or ev.work_done() is not None:
+        return False
+    logs = [f for n, f in ev.facts.items() if n not in ev.outside and not f.missing]
+    # (a job's logs, not one paste: a pasted tail stops mid-run by being a tail)
+    return len(logs) >= 2 and any(f.ending in ("mid-run", "killed") for f in logs)
 
 
 def _ambiguity(
