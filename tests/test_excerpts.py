@@ -132,8 +132,12 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: floored at the measured figure until a session fixes fresh21's misses and raises it back.
 #: Session 16 fixed four of them (measurements/all-after-fresh21-fixes.txt): all 575/630 recall
 #: (91.3%), 272/279 benign-clean (97.5%).
-MIN_EXCERPTS = 909
-MIN_BENIGN = 279
+#: ``fresh22`` (20 excerpts, 7 benign; issue threads) raised them again (909 -> 929 excerpts,
+#: 279 -> 286 benign); it was 12/13 recall and 7/7 benign-clean untouched
+#: (measurements/fresh22-untouched.txt, at 5c202c5) and its floors are that figure (not tuned on);
+#: ``all`` stays at 0.91 / 0.97 with it (587/643 = 91.3% recall, 279/286 = 97.6% benign-clean).
+MIN_EXCERPTS = 929
+MIN_BENIGN = 286
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -165,6 +169,8 @@ MIN_RECALL = {
     # fresh21: 14/17 untouched (measurements/fresh21-untouched.txt); 17/17 after the templates
     # of MySQL's unknown host, YARN's lost node, and a deadline whose peer no log here is
     "fresh21": 1.00,
+    # fresh22: 12/13 untouched (measurements/fresh22-untouched.txt); not tuned on
+    "fresh22": 0.92,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
@@ -195,12 +201,14 @@ MIN_BENIGN_CLEAN = {
     # fresh21: 4/8 untouched (measurements/fresh21-untouched.txt); 5/8 after libibverbs'
     # provider probe was read as harmless
     "fresh21": 0.62,
+    # fresh22: 7/7 untouched (measurements/fresh22-untouched.txt); not tuned on
+    "fresh22": 1.00,
     # all: 0.98 before fresh21; 272/279 (97.5%) with its three benign misses left
     "all": 0.97,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh22"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh23"})
 
 
 def _rows() -> list[dict[str, str]]:

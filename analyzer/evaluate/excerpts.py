@@ -50,6 +50,7 @@ NAMED_SPLITS = (
     "fresh19",
     "fresh20",
     "fresh21",
+    "fresh22",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
