@@ -169,8 +169,9 @@ MIN_RECALL = {
     # fresh21: 14/17 untouched (measurements/fresh21-untouched.txt); 17/17 after the templates
     # of MySQL's unknown host, YARN's lost node, and a deadline whose peer no log here is
     "fresh21": 1.00,
-    # fresh22: 12/13 untouched (measurements/fresh22-untouched.txt); not tuned on
-    "fresh22": 0.92,
+    # fresh22: 12/13 untouched (measurements/fresh22-untouched.txt); 13/13 after the shell's
+    # "Killed" glued to the end of Keras' progress bar was read
+    "fresh22": 1.00,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
@@ -201,7 +202,7 @@ MIN_BENIGN_CLEAN = {
     # fresh21: 4/8 untouched (measurements/fresh21-untouched.txt); 5/8 after libibverbs'
     # provider probe was read as harmless
     "fresh21": 0.62,
-    # fresh22: 7/7 untouched (measurements/fresh22-untouched.txt); not tuned on
+    # fresh22: 7/7 untouched (measurements/fresh22-untouched.txt)
     "fresh22": 1.00,
     # all: 0.98 before fresh21; 272/279 (97.5%) with its three benign misses left
     "all": 0.97,
