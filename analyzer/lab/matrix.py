@@ -776,7 +776,8 @@ STYLES: dict[str, Style] = {
             # the task program of mwms_ctl / mwms_honcho, unchanged, behind a small wrapper
             # (mwms_pdsh.py) that builds TF_CONFIG from pdsh's %h. A preemption is SIGTERM to
             # the target's python (SIGKILL after 5 s); a job cancelled as a whole (preempt_job)
-            # is SIGTERM to pdsh, which dies and leaves its commands running unread; the job's
+            # is SIGTERM to pdsh and to its commands at once (a batch system's cancel of the
+            # job's cgroup; pdsh alone dies and leaves them training on, unread); the job's
             # time limit (and the operator's end of a job that outlived its training) is two
             # Ctrl-C's at pdsh's terminal (SIGINT twice: pdsh sends SIGINT to every command still
             # running and aborts). A task started late waits in its script (the spec's delay);
@@ -2723,7 +2724,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.honcho.terminate()
         elif run.par is not None:  # ... or to GNU parallel (a CI's cancel)
             run.par.terminate()
-        elif run.pdsh is not None:  # ... or to pdsh (which dies, its commands left running)
+        elif run.pdsh is not None:  # ... or to pdsh and its commands (the job's cgroup)
             run.pdsh.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
@@ -3442,8 +3443,9 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             )
         if cell.fault == "preempt_job":
             truth["notes"] += (
-                " The job was cancelled by SIGTERM to pdsh: pdsh died at once and left its "
-                "commands running with nobody reading their output."
+                " The job was cancelled as a batch system cancels one: SIGTERM to every process "
+                "of the job at once, pdsh (which died at once, printing nothing) and its "
+                "commands' pythons."
             )
         run.pdsh.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)

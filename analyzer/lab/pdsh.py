@@ -19,8 +19,10 @@ pdsh prefixes every line of a host's output with ``<host>: `` and prints its own
 ``pdsh@<hostname>: <host>: ...`` (``bash exited with exit code N``, ``bash killed by signal
 N``). It stops nothing when one host's command fails: the others run on until they end. How
 the job ends is pdsh's: it exits once every command has; a job cancelled as a whole
-(preempt_job) is SIGTERM to pdsh, which dies at once and leaves its commands running without
-anyone reading their output (a line they write then meets a closed pipe); the job's time limit
+(preempt_job) is SIGTERM to every process of the job at once, pdsh and its commands, as a batch
+system's cancel signals the job's cgroup (pdsh alone, on SIGTERM, dies at once and leaves its
+commands training on with nobody reading their output: the lab saw them finish); the job's
+time limit
 and an operator ending a job that outlived its training are two Ctrl-C's at pdsh's terminal
 (SIGINT twice within a second: pdsh prints the status of each host, sends SIGINT to every
 command still running and aborts). The run's output is pdsh's, one layout per run
@@ -81,7 +83,6 @@ OUTPUT_FORMS = {
     f"also teed by its command into {TEE_DIR}/<host>.log (... 2>&1 | tee {TEE_DIR}/%h.log)",
 }
 RULER = "----------------"
-OWN_RE = re.compile(r"^pdsh@[^:]+: (\S+): (.*)$")
 
 
 def find() -> str | None:
@@ -176,6 +177,8 @@ class Pdsh:
         self.reader: threading.Thread | None = None
         self._done = False
         self.killed = False  # pdsh itself SIGKILLed by the lab's end of the run
+        self.cancelled: dict[str, str] = {}  # the tasks the job's cancel sent SIGTERM
+        self.own: list[str] = []  # pdsh's own lines (no host's prefix), as pdsh printed them
 
     # ------------------------------------------------------------------ the job
     def add(self, node, python, script, args, env, *, cluster, delay=0.0) -> None:
@@ -315,6 +318,7 @@ class Pdsh:
                     f.write(line[len(prefix) :].rstrip(b"\n") + b"\n")
                 self.where[node].append(self.lines)
                 return
+        self.own.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def _find_tasks(self) -> None:
         want = {t["node"] for t in self.tasks}
@@ -348,11 +352,18 @@ class Pdsh:
 
     # ------------------------------------------------------------------ events
     def terminate(self, why: str = "cancel") -> None:
-        """SIGTERM to pdsh: it dies at once; its commands run on, unread."""
+        """The job cancelled as a batch system cancels it: SIGTERM to every process of the job
+        at once, pdsh and its commands (pdsh alone dies and leaves its commands training on,
+        their output unread: no cancel at all)."""
         if self.alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.popen.pid, signal.SIGTERM)
             self.signalled.append((why, "SIGTERM"))
+        for node, pid in self.pids.items():
+            if Path(f"/proc/{pid}").exists():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGTERM)
+                self.cancelled.setdefault(node, why)
 
     def interrupt(self, why: str) -> None:
         """Two Ctrl-C's at pdsh's terminal within a second: pdsh prints each host's status,
@@ -390,14 +401,13 @@ class Pdsh:
                     self.popen.wait(10)
 
     def stopped_by_pdsh(self) -> dict[str, str]:
-        """The tasks pdsh itself signalled: still running when the operator aborted it."""
-        out: dict[str, str] = {}
-        with contextlib.suppress(FileNotFoundError):
-            text = self.path.read_text(errors="replace")
-            for m in re.finditer(r"sending signal (\d+) to (\S+) \[", text):
-                node = self.hosts.get(m.group(2))
-                if node is not None:
-                    out.setdefault(node, f"signal {m.group(1)}")
+        """The tasks stopped from outside the job: still running when the operator aborted
+        pdsh (its 'sending signal 2 to <host>' lines), or when the job was cancelled."""
+        out: dict[str, str] = {n: f"{w}: SIGTERM" for n, w in self.cancelled.items()}
+        for m in re.finditer(r"sending signal (\d+) to (\S+) \[", "\n".join(self.own)):
+            node = self.hosts.get(m.group(2))
+            if node is not None:
+                out.setdefault(node, f"signal {m.group(1)}")
         return out
 
     def finish(self, truth: dict) -> None:
@@ -408,12 +418,7 @@ class Pdsh:
         if self.exits is not None:
             self.exits.close()
         truth["launcher_files"] = [MAIN_LOG]
-        own = []
-        with contextlib.suppress(FileNotFoundError):
-            for line in self.path.read_text(errors="replace").splitlines():
-                m = OWN_RE.match(line)
-                if m:
-                    own.append(line)
+        own = list(self.own)
         truth["pdsh"] = {
             "output": OUTPUT_FORMS[self.naming],
             "version": self.version(),
