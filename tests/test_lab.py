@@ -423,6 +423,8 @@ def test_corpus_truth(truth_path: Path):
             job_log = "honcho.log"
         if "parallel_output" in truth:  # GNU parallel's output (analyzer/lab/parallel.py)
             job_log = "parallel.log"
+        if "pdsh_output" in truth:  # pdsh's output (analyzer/lab/pdsh.py)
+            job_log = "pdsh.log"
         assert job_log in truth["launcher_files"]
 
 

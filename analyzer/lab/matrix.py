@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, honcho, kubernetes, mpi, slurm, spark, supervisord, systemd
+from . import compose, honcho, kubernetes, mpi, pdsh, slurm, spark, supervisord, systemd
 from . import parallel as gnu_parallel
 from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, first_existing, free_ports, rotate, task_name, utc_now
@@ -759,6 +759,39 @@ STYLES: dict[str, Style] = {
             config="parallel",
             namings=gnu_parallel.NAMINGS,
         ),
+        Style(
+            name="mwms_pdsh",
+            script="mwms_training.py",
+            jobs=(("worker", 3),),
+            cluster="3 workers (MultiWorkerMirroredStrategy, custom training loop, worker 0 "
+            "hosting the coordination service and checkpointing) on one bare host run by one "
+            "real pdsh (2.34) with its exec rcmd module (no ssh): pdsh -R exec -w worker[0-2] "
+            "bash -c 'python -u mwms_pdsh.py --spec job.json --host %h ...', each host's "
+            "command building its TF_CONFIG from the host name pdsh puts for %h; pdsh stops "
+            "nothing when one command fails (it exits once every command has); the output as "
+            "pdsh leaves it: every line behind '<host>: ', pdsh's own 'pdsh@<hostname>: <host>: "
+            "...' lines among them, in pdsh.log, or the same grouped per host by dshbak "
+            "(pdsh ... 2>&1 | dshbak [-c] > pdsh.log), or with each host's output also teed to "
+            "logs/<host>.log by its command",
+            # the task program of mwms_ctl / mwms_honcho, unchanged, behind a small wrapper
+            # (mwms_pdsh.py) that builds TF_CONFIG from pdsh's %h. A preemption is SIGTERM to
+            # the target's python (SIGKILL after 5 s); a job cancelled as a whole (preempt_job)
+            # is SIGTERM to pdsh and to its commands at once (a batch system's cancel of the
+            # job's cgroup; pdsh alone dies and leaves them training on, unread); the job's
+            # time limit (and the operator's end of a job that outlived its training) is two
+            # Ctrl-C's at pdsh's terminal (SIGINT twice: pdsh sends SIGINT to every command still
+            # running and aborts). A task started late waits in its script (the spec's delay);
+            # a missing task is a host left out of -w (its address still in the cluster).
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-pdsh",
+            naming_start=0,
+            config="pdsh",
+            namings=pdsh.NAMINGS,
+        ),
     ]
 }
 
@@ -850,6 +883,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ray", 3),
                 ("tf1_supervisord", 3),
                 ("mwms_honcho", 3),
+                ("mwms_pdsh", 3),
             ),
         ),
         Fault(
@@ -1008,10 +1042,15 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", "chief", "checkpoint"),
                 # mwms_honcho: each role at each phase (its worker at start-up is in _all)
                 ("mwms_honcho", "chief", "startup"),
+                ("mwms_pdsh", "chief", "startup"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_honcho", "chief", "training"),
+                ("mwms_pdsh", "chief", "training"),
                 ("mwms_honcho", "worker", "checkpoint"),
+                ("mwms_pdsh", "worker", "checkpoint"),
                 ("mwms_honcho", "chief", "checkpoint"),
+                ("mwms_pdsh", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -1060,6 +1099,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
+                ("mwms_pdsh", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -1080,6 +1120,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", "chief", "training"),
                 # SIGTERM to honcho (the terminal's Ctrl-C, the CI's cancel): it stops all
                 ("mwms_honcho", "chief", "training"),
+                ("mwms_pdsh", "chief", "training"),
                 # SIGTERM to GNU parallel (the CI's cancel): it stops every job (--termseq)
                 ("pss_parallel", "chief", "training"),
             ),
@@ -1128,10 +1169,12 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
+                ("mwms_pdsh", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1185,10 +1228,12 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
+                ("mwms_pdsh", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1218,6 +1263,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1242,6 +1288,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_compose", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
             ),
@@ -1275,6 +1322,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1312,6 +1360,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1349,6 +1398,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "ps", "startup"),
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_honcho", "chief", "startup"),
+                ("mwms_pdsh", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
                 ("mwms_ray", "chief", "startup"),
                 ("tf1_supervisord", "ps", "startup"),
@@ -1384,6 +1434,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1417,6 +1468,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1450,6 +1502,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "chief", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1482,6 +1535,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1520,6 +1574,7 @@ FAULTS: dict[str, Fault] = {
                 # mwms_mpi: mpirun -np 2 with three workers in the list: rank 2 never starts
                 ("mwms_mpi", "last", "startup"),
                 ("mwms_honcho", "last", "startup"),
+                ("mwms_pdsh", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
                 ("mwms_ray", "last", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1556,6 +1611,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1587,6 +1643,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1627,6 +1684,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "chief", "training"),
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
+                ("mwms_pdsh", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1663,6 +1721,7 @@ FAULTS: dict[str, Fault] = {
                 ("pss_parallel", "worker", "startup"),
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
+                ("mwms_pdsh", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
             ),
@@ -2232,6 +2291,7 @@ class _Run:
     sup: supervisord.Supervisord | None = None  # the supervisord style's one real supervisord
     honcho: honcho.Honcho | None = None  # the honcho style's one real honcho (its output)
     par: gnu_parallel.Parallel | None = None  # the parallel style's one real GNU parallel
+    pdsh: pdsh.Pdsh | None = None  # the pdsh style's one real pdsh (its output)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2417,6 +2477,14 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.par.job_event
         lab.job_ends_tasks = True  # SIGTERM to parallel, which stops every job (--termseq)
         run.extra["parallel_output"] = gnu_parallel.OUTPUT_FORMS[cell.naming]
+    if style.config == "pdsh":
+        missing = pdsh.check()
+        if missing:
+            raise CellError(missing)
+        run.pdsh = pdsh.Pdsh(lab.out_dir, cell.naming, cell.seed, nodes, lab.scratch)
+        lab.job_log = run.pdsh.job_event
+        lab.job_ends_tasks = True  # pdsh exits once its commands have; Ctrl-C's abort it
+        run.extra["pdsh_output"] = pdsh.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2513,12 +2581,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
                 delay=delayed.get(node, 0.0),
             )
             return
-        if style.config == "parallel":  # a job of parallel's input (TF_CONFIG from its args)
+        if style.config in ("parallel", "pdsh"):  # a job of parallel's input, a pdsh host
             log_style = "python" if node in style.python_log else "absl"
             task_env = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             if tf_config is not None:
                 task_env = {"TF_CONFIG": json.dumps(tf_config), **task_env}
-            run.par.add(
+            (run.par or run.pdsh).add(
                 node,
                 python or sys.executable,
                 TASKS_DIR / style.script,
@@ -2560,6 +2628,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         or run.ray is not None
         or run.honcho is not None
         or run.par is not None
+        or run.pdsh is not None
     )
     for node in nodes:
         if node in run.missing or (node in delayed and not inside and run.sup is None):
@@ -2579,6 +2648,11 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.par.tasks = [t for t in run.par.tasks if t["node"] not in run.missing]
         run.par.launch(lab, env)
         run.extra["parallel_started_utc"] = utc_now()
+    if run.pdsh is not None:
+        if run.missing:  # the hosts that run (the cluster lists them all)
+            run.pdsh.tasks = [t for t in run.pdsh.tasks if t["node"] not in run.missing]
+        run.pdsh.launch(lab, env)
+        run.extra["pdsh_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2650,6 +2724,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.honcho.terminate()
         elif run.par is not None:  # ... or to GNU parallel (a CI's cancel)
             run.par.terminate()
+        elif run.pdsh is not None:  # ... or to pdsh and its commands (the job's cgroup)
+            run.pdsh.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2763,6 +2839,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = set(run.honcho.stopped_by_honcho())
     if run.par is not None:  # the jobs parallel stopped (its halt, or a SIGTERM to it)
         deleted = set(run.par.stopped_by_parallel())
+    if run.pdsh is not None:  # the commands pdsh's abort signalled (Ctrl-C twice)
+        deleted = set(run.pdsh.stopped_by_pdsh())
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -3030,6 +3108,13 @@ PARALLEL_TIMEOUT_NOTE = (
 )
 
 
+PDSH_TIMEOUT_NOTE = (
+    " The job stopped making progress; the operator aborted pdsh with two Ctrl-C's at its "
+    "terminal (SIGINT twice within a second): pdsh printed each host's status, sent SIGINT to "
+    "every command still running and exited; what was left was SIGKILLed at the run's end."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -3095,6 +3180,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 raise CellError(f"{n}'s Ray worker process left no worker-*.out/.err file")
     if run.honcho is not None:
         node_files = {n: run.honcho.node_files(n) for n in lab.procs}
+    if run.pdsh is not None:
+        node_files = {n: run.pdsh.node_files(n) for n in lab.procs}
     if run.par is not None:
         node_files = {n: run.par.node_files(n) for n in lab.procs}
         for n, files in node_files.items():
@@ -3148,6 +3235,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until parallel's --termseq "
             "(TERM, TERM, TERM, KILL) or the lab's end of the run."
         )
+    elif run.stopped and run.pdsh is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (pdsh sends no SIGCONT; its "
+            "abort's SIGINT stays pending) until the lab's SIGKILL at the end of the run."
+        )
     elif run.stopped and run.sup is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until supervisorctl stop's "
@@ -3180,6 +3272,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += HONCHO_TIMEOUT_NOTE if signalled else HONCHO_GONE_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "parallel":
         notes += PARALLEL_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "pdsh":
+        notes += PDSH_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -3339,6 +3433,21 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             else " parallel ran with its default halt policy (it waits for every job)."
         )
         run.par.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.pdsh is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM to {run.target}'s python (pdsh's host "
+                f"{pdsh.host(run.target)}), SIGKILL after {PREEMPT_GRACE:.0f} s if it is still "
+                "there; pdsh reports its end and stops nothing else."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The job was cancelled as a batch system cancels one: SIGTERM to every process "
+                "of the job at once, pdsh (which died at once, printing nothing) and its "
+                "commands' pythons."
+            )
+        run.pdsh.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
