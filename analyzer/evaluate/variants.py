@@ -151,7 +151,7 @@ for _l in LAUNCHERS.values():
     )
 
 #: styles whose node files a deployment already wraps (CRI, json-file, journal, srun --label,
-#: mpirun --tag-output)
+#: mpirun --tag-output, Ray's driver, honcho's Procfile stream, GNU parallel, pdsh)
 WRAPPED_STYLES = frozenset(
     {
         "tfjob_k8s",
@@ -161,6 +161,8 @@ WRAPPED_STYLES = frozenset(
         "mwms_mpi",
         "mwms_ray",
         "mwms_honcho",
+        "pss_parallel",
+        "mwms_pdsh",
     }
 )
 
