@@ -384,8 +384,9 @@ KNOWN_WRONG: dict[str, str] = {
         "time limit's SIGTERM to parallel leaves no line: every log just stops"
     ),
     # mwms_pdsh: measured twice untouched (19/32 at its declaration's diagnosis and at main's
-    # merge 6734731, measurements/mwms_pdsh-untouched*.txt); its misses read, not tuned on.
-    # Each miss with what it said and what misled it.
+    # merge 6734731, measurements/mwms_pdsh-untouched*.txt); its misses read, then tuned on
+    # (session 17: dshbak's per-host sections parted by host, formats/sections.py; 28/32).
+    # Each miss left with what it said and what misled it.
     "mwms_pdsh/block-worker-training-pdsh_tee": (
         "untouched measurement (misses read since): says worker:0 / node_crash: the blocked "
         "worker:1 logs nothing; at the time limit the operator's two Ctrl-C's made pdsh "
@@ -393,14 +394,6 @@ KNOWN_WRONG: dict[str, str] = {
         " abort, and every python was SIGKILLed at the run's end, so worker:0's log (the "
         "first of three that stop mid-run alike) was read as a death; no line says which "
         "task held the collective"
-    ),
-    "mwms_pdsh/kill-chief-checkpoint-pdsh_dshbak": (
-        "untouched measurement (misses read since): says worker:0 / connection_unavailable (right "
-        "node): dshbak's per-host sections (a ruler, the host's name, a ruler, then the "
-        "host's lines without their 'worker1: ' prefix) were not parted by host: the "
-        "whole pdsh.log was read as one node 'pdsh'; the peers' 'Connection reset by "
-        "peer' pointed at task 0 but pdsh's own 'pdsh@vm: worker0: bash killed by signal "
-        "9', in dshbak's 'pdsh@vm' section, was not read as its death"
     ),
     "mwms_pdsh/kill-worker-startup-pdsh_tee": (
         "untouched measurement (misses read since): says worker:0 / session_blocked: worker:1 was "
@@ -410,57 +403,11 @@ KNOWN_WRONG: dict[str, str] = {
         "'command in progress' lines list only worker0 and worker2 (nothing read from the"
         " host missing there)"
     ),
-    "mwms_pdsh/kill-worker-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says worker:1 / connection_unavailable (right "
-        "node): dshbak's per-host sections (a ruler, the host's name, a ruler, then the "
-        "host's lines without their 'worker1: ' prefix) were not parted by host: the "
-        "whole pdsh.log was read as one node 'pdsh'; 'Connection refused' pointed at task"
-        " 1, but pdsh's 'pdsh@vm: worker1: bash killed by signal 9' in the 'pdsh@vm' "
-        "section was not read as its death"
-    ),
-    "mwms_pdsh/missing-last-startup-pdsh_dshbak": (
-        "untouched measurement (misses read since): says - / session_blocked (right category): "
-        "dshbak's per-host sections (a ruler, the host's name, a ruler, then the host's "
-        "lines without their 'worker1: ' prefix) were not parted by host: the whole "
-        "pdsh.log was read as one node 'pdsh'; the coordination service's 'still waiting "
-        "for tasks to connect' then names no peer of a log of its own, and worker2, never"
-        " in -w, has no section"
-    ),
-    "mwms_pdsh/oom-worker-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says worker:1 / connection_unavailable (right "
-        "node): dshbak's per-host sections (a ruler, the host's name, a ruler, then the "
-        "host's lines without their 'worker1: ' prefix) were not parted by host: the "
-        "whole pdsh.log was read as one node 'pdsh'; the peers' 'Socket closed' pointed "
-        "at task 1, and pdsh's 'bash killed by signal 9' for worker1 (the memory limit's "
-        "SIGKILL, no OOM line of TensorFlow's) was not read"
-    ),
-    "mwms_pdsh/preempt-chief-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says pdsh / preemption (right category): "
-        "dshbak's per-host sections (a ruler, the host's name, a ruler, then the host's "
-        "lines without their 'worker1: ' prefix) were not parted by host: the whole "
-        "pdsh.log was read as one node 'pdsh'; worker0's 'PreemptionCheckpointHandler is "
-        "checkpointing for a preemption' was blamed on that one node"
-    ),
     "mwms_pdsh/preempt_job-chief-training-pdsh_log": (
         "untouched measurement (misses read since): says worker:0 / node_crash (right node): the "
         "cancel SIGTERMed pdsh and every python at once, so pdsh died before it could "
         "print anything and the hosts' lines after it (the preemption handler's words "
         "included) were read by nobody; every log just stops mid-run, as after a kill"
-    ),
-    "mwms_pdsh/shape-worker-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says pdsh / shape_mismatch (right category): "
-        "dshbak's per-host sections (a ruler, the host's name, a ruler, then the host's "
-        "lines without their 'worker1: ' prefix) were not parted by host: the whole "
-        "pdsh.log was read as one node 'pdsh'; worker1's 'Dimensions must be equal' was "
-        "blamed on that one node"
-    ),
-    "mwms_pdsh/stall_notimeout-chief-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says - / coordination_failure (right "
-        "category): dshbak's per-host sections (a ruler, the host's name, a ruler, then "
-        "the host's lines without their 'worker1: ' prefix) were not parted by host: the "
-        "whole pdsh.log was read as one node 'pdsh'; the frozen worker0 (the coordination"
-        " service's host) logs nothing, and its peers' 'Collective executor started "
-        "aborting' names no peer"
     ),
     "mwms_pdsh/stall_notimeout-worker-training-pdsh_log": (
         "untouched measurement (misses read since): says worker:1 / coordination_failure (right "
@@ -468,21 +415,6 @@ KNOWN_WRONG: dict[str, str] = {
         " worker0 gave up on it, read as the service losing the task rather than the task"
         " hanging; pdsh's abort at the time limit ('command in progress', 'sending signal"
         " 2') adds nothing about it"
-    ),
-    "mwms_pdsh/throttle-worker-training-pdsh_dshbak": (
-        "untouched measurement (misses read since): says - / none: dshbak's per-host sections (a "
-        "ruler, the host's name, a ruler, then the host's lines without their 'worker1: '"
-        " prefix) were not parted by host: the whole pdsh.log was read as one node "
-        "'pdsh'; with one node there are no peers' step clocks to compare, so worker1's "
-        "slower steps were not seen"
-    ),
-    "mwms_pdsh/wrong_address-worker-startup-pdsh_dshbak": (
-        "untouched measurement (misses read since): says - / session_blocked: dshbak's per-host "
-        "sections (a ruler, the host's name, a ruler, then the host's lines without their"
-        " 'worker1: ' prefix) were not parted by host: the whole pdsh.log was read as one"
-        " node 'pdsh'; worker1's TF_CONFIG with a wrong peer address (printed in its "
-        "section) was not compared with the others', and the coordination service's "
-        "'still waiting for tasks to connect' names no peer"
     ),
 }
 

@@ -30,6 +30,7 @@ The package, one idea per module, in the order a file goes through them:
 ``catalog``    the line formats and wrappers (data)
 ``lines``      bytes → valid UTF-8 → :class:`Lines`, a zero-copy Arrow view of the lines
 ``wrappers``   the prefix a file's lines carry, found and peeled (mpirun's pieces joined)
+``sections``   a file of per-source sections (dshbak's hosts, tail's ``==> file <==``)
 ``select``     which lines a condensed parse keeps (:class:`Keep`), before per-line work
 ``repeats``    message templates and the repeats they collapse
 ``groups``     multi-line events: tracebacks, stack traces, a warning's continuation lines

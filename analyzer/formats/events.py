@@ -10,6 +10,7 @@ from analyzer.formats.catalog import LEVELS, LINE_FORMATS, PART_FIELDS, TRACEBAC
 from analyzer.formats.groups import attach_continuations, group_spans, joined
 from analyzer.formats.lines import Lines, ParsedLines, bools, decode, split_lines
 from analyzer.formats.repeats import collapse, templates
+from analyzer.formats.sections import find as find_sections
 from analyzer.formats.select import Keep, select
 from analyzer.formats.wrappers import detect_wrapper, nested_wrapper, unwrap
 
@@ -85,6 +86,14 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
         blank = bools(pc.or_(pc.ascii_is_space(inner), pc.equal(inner, "")))
     else:
         blank = bools(pc.ascii_is_space(lines.view))
+    # a file of sections (dshbak's hosts, tail's files): each line's source is its section's
+    sections = find_sections(lines)
+    ends = header = None
+    if sections is not None:
+        header, ends = sections.header, sections.ends
+        if "rank" not in extra:
+            extra["rank"] = sections.source
+        blank = blank | header
     # a file shorter than the head and tail a condensed parse keeps is kept whole: no regex needed
     whole = keep is None or n <= keep.head + keep.tail
     pinned = weights = None
@@ -99,8 +108,11 @@ def parse_lines(data: bytes, keep: Keep | None = None) -> ParsedLines:
             "wts" in extra,
             extra.get("rank"),
         )
-    out, in_group = events_of(lines, inner, extra, wrapper, wanted, pinned, weights, keep)
+    out, in_group = events_of(lines, inner, extra, wrapper, wanted, pinned, weights, keep, ends)
     rejected: dict[str, int] = {}
+    if header is not None:
+        blank = blank & ~header
+        rejected["section header"] = int(header.sum())
     if (blank & ~in_group).any():
         rejected["blank line"] = int((blank & ~in_group).sum())
     formats = pc.value_counts(out["format"]).to_pylist() if out.num_rows else []

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 from analyzer.formats.catalog import WRAPPERS
 from analyzer.formats.events import events_of, parse_lines
 from analyzer.formats.lines import ParsedLines, bools, decode, split_lines
+from analyzer.formats.sections import starts_with_header
 from analyzer.formats.select import Keep
 from analyzer.formats.wrappers import formats_after_text
 
@@ -22,7 +23,8 @@ def parse_many(datas: list[bytes], keep: Keep | None = None) -> list[ParsedLines
     Thousands of files of a few lines each (a log per process, per rank, per pod) cost one
     parse, not thousands: their lines are joined, parsed as one file whose multi-line events
     stop at each file's end, and the events are cut back into one table per file. A file
-    that is large, wrapped, or longer than a condensed parse keeps whole goes alone.
+    that is large, wrapped, of sections, or longer than a condensed parse keeps whole goes
+    alone.
     """
     out: list[ParsedLines | None] = [None] * len(datas)
     small: list[int] = []
@@ -40,6 +42,8 @@ def parse_many(datas: list[bytes], keep: Keep | None = None) -> list[ParsedLines
         count = text.count(b"\n")
         if count == 0 or (keep is not None and count > keep.head + keep.tail):
             continue
+        if starts_with_header(text[:8192].decode("utf-8", "replace").split("\n")[:20]):
+            continue  # a file of sections is parted by them: parsed alone
         small.append(i)
         texts.append(text)
         problems.append(found)
