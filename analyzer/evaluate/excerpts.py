@@ -51,6 +51,7 @@ NAMED_SPLITS = (
     "fresh20",
     "fresh21",
     "fresh22",
+    "fresh23",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
