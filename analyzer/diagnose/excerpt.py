@@ -251,6 +251,18 @@ def excerpt_diagnosis(ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
         "what these lines show and which task they point at, not which node failed first."
     )
     chosen, why_chosen = _choose(node, ev)
+    if node in ev.consistency.spec_outliers and (
+        (chosen is None and f.uncaught)
+        or (
+            chosen is not None
+            and (
+                chosen["category"] in GENERIC
+                or str(chosen.get("pattern_id")).startswith(FALLBACK_PREFIX)
+            )
+        )
+    ):
+        # its own TF_CONFIG does not hold its own task: what it then died of follows from that
+        return _own_spec_wrong(node, ev, notes)
     if chosen is None and f.uncaught:
         return _crashed_of_exception(node, f, ev, notes)
     if chosen is None:
@@ -339,5 +351,34 @@ def _crashed_of_exception(node: str, f: Facts, ev: Case, notes: list[str]) -> Di
         evidence=[line] if line else [],
         remediation=DEFAULT_REMEDIATION.get("node_crash"),
         ambiguity="one node's lines only, and no rule recognises the error",
+    )
+    return _finish(root, ev, {node: ("failed", None)}, notes)
+
+
+def _own_spec_wrong(node: str, ev: Case, notes: list[str]) -> Diagnosis:
+    """The node's own cluster spec does not hold its own task (``task: chief`` in a cluster of
+    workers only, an index past its job's end), and all it then logged is a crash, a lost
+    connection or an exception no rule knows: the spec is the cause those follow from."""
+    said = next(
+        (m for m in ev.consistency.messages if m.startswith(f"{node}'s ")),
+        f"{node}'s cluster spec does not hold its own task.",
+    )
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    notes.append(f"Verdict (excerpt): {said}")
+    root = RootCause(
+        node=node,
+        task=task_name(node),
+        category="cluster_spec_mismatch",
+        confidence=0.5,
+        time=None,
+        summary=(
+            f"{who} was given a cluster spec that does not hold its own task: {said} What it "
+            "logged after that follows from it [cluster_spec_mismatch]."
+        ),
+        evidence=[e for e in [_evidence_line(node, line, said, ev.clock)] if e is not None]
+        if (line := ev.facts[node].tf_config_line)
+        else [],
+        remediation=DEFAULT_REMEDIATION.get("cluster_spec_mismatch"),
+        ambiguity="one node's lines only: the other tasks' specs would tell whose is wrong",
     )
     return _finish(root, ev, {node: ("failed", None)}, notes)

@@ -178,7 +178,7 @@ def events_of(
     kinds = np.r_[np.zeros(len(tb_starts), np.int8), np.ones(len(st_starts), np.int8)]
     firsts = np.r_[_ignored_from(text, tb_starts, wanted, ends), st_starts].astype(np.int64)
     lasts = np.r_[
-        group_spans(text, n, tb_starts, "python_traceback", ends),
+        group_spans(text, n, tb_starts, "python_traceback", ends, lines if inner is None else None),
         group_spans(text, n, st_starts, "cpp_stacktrace", ends),
     ].astype(np.int64)
     order = np.argsort(firsts, kind="stable")

@@ -19,17 +19,29 @@ _MAX_GROUP_LINES = 500
 
 
 def group_spans(
-    text, n: int, starts: np.ndarray, kind: str, limit: np.ndarray | None = None
+    text,
+    n: int,
+    starts: np.ndarray,
+    kind: str,
+    limit: np.ndarray | None = None,
+    lines: Lines | None = None,
 ) -> np.ndarray:
     """The last row of each traceback or C++ stack trace starting at ``starts`` (sorted).
 
     A traceback runs over indented lines, blank lines and the lines that chain exceptions, to
     the line that names the exception; a stack trace to its ``*** End stack trace ***``; either
     at most :data:`_MAX_GROUP_LINES` lines and never past ``limit`` (per row: where its file
-    ends). Only the lines after each start are tested, all at once (``text(rows)`` gives them).
+    ends). Only the lines after each start are tested, all at once (``text(rows)`` gives them);
+    given the file's ``lines`` (``text`` is theirs), a traceback's end is found on the first
+    byte of each line, with no line copied.
     """
     if not len(starts):
         return starts
+    if lines is not None and kind == "python_traceback":
+        last, closed = _traceback_ends(lines, starts, limit)
+        if not closed.all():
+            last[~closed] = _spans(text, n, starts[~closed], kind, limit, _MAX_GROUP_LINES)[0]
+        return last
     # most end within a few lines: those are found looking that far; the others look again
     last, closed = _spans(text, n, starts, kind, limit, _FIRST_LOOK)
     if not closed.all():
@@ -38,6 +50,36 @@ def group_spans(
 
 
 _FIRST_LOOK = 32
+#: a line that goes on a traceback by its first byte: indented, or empty
+_GOES_ON_BYTES = np.zeros(256, dtype=bool)
+_GOES_ON_BYTES[[ord(" "), ord("\t"), ord("\n")]] = True
+
+
+def _traceback_ends(
+    lines: Lines, starts: np.ndarray, limit: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The line naming the exception of each traceback at ``starts``: the first line after it
+    that is not indented, empty, a traceback's first line or a joiner, told by each line's
+    first byte (a view of the file's bytes) and, for the few as long as those lines, their
+    text; within :data:`_MAX_GROUP_LINES` lines and ``limit``. Which were found (closed)."""
+    n = len(lines)
+    raw = np.frombuffer(lines.data, dtype=np.uint8)
+    first = raw[lines.offsets[:-1]]
+    candidates = np.flatnonzero(~_GOES_ON_BYTES[first])
+    sizes = lines.offsets[candidates + 1] - lines.offsets[candidates] - 1
+    goes_on = (TRACEBACK_START, *TRACEBACK_JOINERS)
+    maybe = np.isin(sizes, [len(x) for x in goes_on])
+    if maybe.any():
+        said = lines.text(candidates[maybe])
+        joins = bools(pc.is_in(said, pa.array(goes_on, said.type)))
+        drop = np.zeros(len(candidates), dtype=bool)
+        drop[np.flatnonzero(maybe)[joins]] = True
+        candidates = candidates[~drop]
+    stop = np.minimum(starts + _MAX_GROUP_LINES, n if limit is None else limit[starts])
+    at = np.searchsorted(candidates, starts + 1)
+    found = candidates[np.minimum(at, max(len(candidates) - 1, 0))] if len(candidates) else starts
+    closed = (at < len(candidates)) & (found < stop)
+    return np.where(closed, found, stop - 1), closed
 
 
 def _spans(
