@@ -106,8 +106,14 @@ def _to_str(v):
 
 @lru_cache(maxsize=64)
 def _alternation(keywords: tuple[str, ...]) -> str:
-    """An RE2 pattern matching any of the (literal) keywords."""
-    return "|".join(_re2_escape(k) for k in keywords)
+    """An RE2 pattern matching any of the (literal, lower-case) keywords, case-insensitively:
+    a keyword that holds a shorter one is left out (no text holds it and not the shorter), so
+    the pattern has fewer alternatives and RE2's automaton stays small and fast."""
+    kept: list[str] = []
+    for k in sorted(set(keywords), key=len):
+        if not any(short in k for short in kept):
+            kept.append(k)
+    return "|".join(_re2_escape(k) for k in sorted(kept))
 
 
 def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
@@ -133,6 +139,13 @@ def _mask(arr: pa.Array, keywords: list[str]) -> np.ndarray:
     return np.concatenate(parts)
 
 
+_SAMPLE_EVERY = 16
+#: Below this many bytes a column is searched once, without blocks: pyarrow compiles the
+#: pattern at every call (milliseconds for the rules' hundreds of keywords), which costs more
+#: than RE2's pass over a few megabytes.
+_DIRECT_BYTES = 4 << 20
+
+
 def regex_rows(
     arr: pa.Array, pattern: str, *, ignore_case: bool = False, block: int = 8
 ) -> np.ndarray:
@@ -142,7 +155,9 @@ def regex_rows(
     (a zero-copy view of the array's buffers); only the rows of the blocks that matched are
     then searched one by one. A row that matches makes its block match as long as the pattern
     has no anchor or word boundary (``^``, ``$``, ``\\b``...): only such patterns may come here.
-    Worth it where few rows match: RE2's cost per searched string is then mostly saved.
+    Worth it where few rows match in a large column: RE2's cost per searched string is then
+    mostly saved; where most of a sample of blocks match, or the column is small, the rows
+    are searched one by one at once.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -156,9 +171,17 @@ def regex_rows(
     if n < 4 * block or not (large or pa.types.is_string(arr.type)) or arr.buffers()[2] is None:
         return search(arr)
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64 if large else np.int32)
+    if offsets[arr.offset + n] - offsets[arr.offset] < _DIRECT_BYTES:
+        return search(arr)  # each search compiles the pattern anew: one is cheaper here
     bounds = offsets[arr.offset : arr.offset + n + 1][np.r_[np.arange(0, n, block), n]]
     kind = pa.LargeStringArray if large else pa.StringArray
     blocks = kind.from_buffers(len(bounds) - 1, pa.py_buffer(bounds.copy()), arr.buffers()[2])
+    if len(blocks) >= 4 * _SAMPLE_EVERY:
+        # where most blocks hold a match (an error storm), the blocks' pass is one too many:
+        # one block in _SAMPLE_EVERY tells
+        sample = blocks.take(pa.array(np.arange(0, len(blocks), _SAMPLE_EVERY)))
+        if search(sample).mean() >= 0.5:
+            return search(arr)
     rows = np.flatnonzero(np.repeat(search(blocks), block)[:n])
     mask = np.zeros(n, dtype=bool)
     if len(rows):
