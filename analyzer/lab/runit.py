@@ -233,7 +233,7 @@ class Runit:
             self.sv("once", *first)
         for n in (t["node"] for t in self.tasks):  # each task as the lab's process table has it
             task = LauncherTask(self, n, f"runit service {service(n)}")
-            current = self.log_dir(n) / "current"
+            current = Path(lab.out_dir) / LOG_ROOT / service(n) / "current"  # as the lab has it
             lab.procs[n] = Proc(n, task, current, now, reader=lambda n=n: self.read(n))
         threading.Thread(target=self._find_tasks, daemon=True, name="runit-services").start()
 
