@@ -522,6 +522,7 @@ def test_the_corpus_is_large_and_covers_every_style():
         "tf1_supervisord",
         "pss_parallel",
         "mwms_pdsh",
+        "mwms_runit",
     } <= styles
     assert holdout_styles([str(CORPUS)]) == {
         "mwms_keras",
