@@ -126,6 +126,13 @@ def test_no_recorded_file_gets_a_learned_prefix(path: Path):
             hosts = set(parsed.table["rank"].drop_null().to_pylist())
             assert hosts and all(re.fullmatch(r"worker\d+|pdsh@\S+", h) for h in hosts), hosts
         return
+    if "mwms_runit" in path.parts:
+        # svlogd's stamp ('2026-11-25_12:31:26.79252 ', '-ttt' with a 'T', TAI64N '@4000...')
+        # has no known wrapper in formats/ (untouched while mwms_runit is): where there are
+        # enough lines it is learned as a prefix, one per line, naming no source
+        if parsed.wrapper == "learned":
+            assert not parsed.table["rank"].drop_null().to_pylist()
+        return
     assert parsed.wrapper != "learned"
 
 

@@ -151,7 +151,8 @@ for _l in LAUNCHERS.values():
     )
 
 #: styles whose node files a deployment already wraps (CRI, json-file, journal, srun --label,
-#: mpirun --tag-output, Ray's driver, honcho's Procfile stream, GNU parallel, pdsh)
+#: mpirun --tag-output, Ray's driver, honcho's Procfile stream, GNU parallel, pdsh, runit's svlogd
+#: stamps)
 WRAPPED_STYLES = frozenset(
     {
         "tfjob_k8s",
@@ -163,6 +164,7 @@ WRAPPED_STYLES = frozenset(
         "mwms_honcho",
         "pss_parallel",
         "mwms_pdsh",
+        "mwms_runit",
     }
 )
 

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import compose, honcho, kubernetes, mpi, pdsh, slurm, spark, supervisord, systemd
+from . import compose, honcho, kubernetes, mpi, pdsh, runit, slurm, spark, supervisord, systemd
 from . import parallel as gnu_parallel
 from . import ray as raylab
 from ._runner import TASKS_DIR, Lab, first_existing, free_ports, rotate, task_name, utc_now
@@ -104,6 +104,8 @@ class Style:
     # line or built from HONCHO_PROCESS_NAME; its merged output is the log: analyzer/lab/honcho.py)
     # or "parallel" (one real GNU parallel runs every task as a job of its input, each task's
     # script building TF_CONFIG from its {1} {2} arguments: analyzer/lab/parallel.py)
+    # or "runit" (one real runsvdir runs every task as a runit service, TF_CONFIG exported by
+    # its run script, its output logged by svlogd: analyzer/lab/runit.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -792,6 +794,40 @@ STYLES: dict[str, Style] = {
             config="pdsh",
             namings=pdsh.NAMINGS,
         ),
+        Style(
+            name="mwms_runit",
+            script="mwms_training.py",
+            jobs=(("worker", 3),),
+            cluster="3 workers (MultiWorkerMirroredStrategy, custom training loop, worker 0 "
+            "hosting the coordination service and checkpointing) on one bare host run as runit "
+            "services by a real runit (2.1.2: runsvdir on a private service directory, one "
+            "runsv per service): each task a service tf-worker-N whose run script exports its "
+            "TF_CONFIG and execs python -u mwms_training.py ... (exec 2>&1), with a down file "
+            "and started by sv once (a batch task: runsv does not restart it when it stops), "
+            "its output logged by runit's own svlogd through log/run; the logs as an operator "
+            "collects /var/log: each service's svlogd directory var/log/tf-worker-N/ with "
+            "current, its lines behind svlogd -tt UTC stamps (YYYY-MM-DD_HH:MM:SS.xxxxx) or "
+            "svlogd -t TAI64N stamps (@4000...), or rotated by svlogd (s4096 in its config) "
+            "into several @<tai64n>.s files beside current",
+            # the task program of mwms_ctl / mwms_pdsh, unchanged (TF_CONFIG from the run
+            # script's export). A preemption is sv term tf-worker-N (SIGTERM to the python,
+            # runsv's child; SIGKILL after 5 s if it is still there); a job cancelled as a whole
+            # (preempt_job) is the host going down as runit's stage 3 takes it: sv -w 7
+            # force-stop of every service (TERM and CONT, KILL after 7 s), then sv exit; the
+            # job's time limit and the operator's end of a job are sv -w 7 force-stop of the
+            # services still running, then sv exit and SIGHUP to runsvdir. runit writes no line
+            # of its own into the logs. A task started late is a later sv once; a missing task
+            # is a service the operator did not write (its address still in the cluster).
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            **_CUSTOM_LOOP,
+            timeout_args=("--collective-timeout", "5"),
+            preempt_args=("--preemption-checkpoint-dir", "{scratch}/preempt"),
+            python_log=("worker:0", "worker:2"),
+            pod_prefix="mwms-runit",
+            naming_start=0,
+            config="runit",
+            namings=runit.NAMINGS,
+        ),
     ]
 }
 
@@ -884,6 +920,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", 3),
                 ("mwms_honcho", 3),
                 ("mwms_pdsh", 3),
+                ("mwms_runit", 3),
             ),
         ),
         Fault(
@@ -1043,14 +1080,19 @@ FAULTS: dict[str, Fault] = {
                 # mwms_honcho: each role at each phase (its worker at start-up is in _all)
                 ("mwms_honcho", "chief", "startup"),
                 ("mwms_pdsh", "chief", "startup"),
+                ("mwms_runit", "chief", "startup"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
+                ("mwms_runit", "chief", "training"),
                 ("mwms_honcho", "worker", "checkpoint"),
                 ("mwms_pdsh", "worker", "checkpoint"),
+                ("mwms_runit", "worker", "checkpoint"),
                 ("mwms_honcho", "chief", "checkpoint"),
                 ("mwms_pdsh", "chief", "checkpoint"),
+                ("mwms_runit", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -1100,6 +1142,7 @@ FAULTS: dict[str, Fault] = {
                 ("tf1_supervisord", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
+                ("mwms_runit", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -1121,6 +1164,7 @@ FAULTS: dict[str, Fault] = {
                 # SIGTERM to honcho (the terminal's Ctrl-C, the CI's cancel): it stops all
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
+                ("mwms_runit", "chief", "training"),
                 # SIGTERM to GNU parallel (the CI's cancel): it stops every job (--termseq)
                 ("pss_parallel", "chief", "training"),
             ),
@@ -1170,11 +1214,13 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
+                ("mwms_runit", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1229,11 +1275,13 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
+                ("mwms_runit", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1264,6 +1312,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1289,6 +1338,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
             ),
@@ -1323,6 +1373,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1361,6 +1412,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1399,6 +1451,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "chief", "startup"),
                 ("mwms_honcho", "chief", "startup"),
                 ("mwms_pdsh", "chief", "startup"),
+                ("mwms_runit", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
                 ("mwms_ray", "chief", "startup"),
                 ("tf1_supervisord", "ps", "startup"),
@@ -1435,6 +1488,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1469,6 +1523,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1503,6 +1558,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1536,6 +1592,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1575,6 +1632,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "last", "startup"),
                 ("mwms_honcho", "last", "startup"),
                 ("mwms_pdsh", "last", "startup"),
+                ("mwms_runit", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
                 ("mwms_ray", "last", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1612,6 +1670,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1644,6 +1703,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1685,6 +1745,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "training"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
+                ("mwms_runit", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1722,6 +1783,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_mpi", "worker", "startup"),
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
+                ("mwms_runit", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
             ),
@@ -1833,6 +1895,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return spark.WORK_DIR
     if naming in supervisord.NAMINGS:
         return f"{supervisord.program(node)}.log"
+    if naming in runit.NAMINGS:
+        return f"{runit.LOG_ROOT}/{runit.service(node)}/current"
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -2292,6 +2356,7 @@ class _Run:
     honcho: honcho.Honcho | None = None  # the honcho style's one real honcho (its output)
     par: gnu_parallel.Parallel | None = None  # the parallel style's one real GNU parallel
     pdsh: pdsh.Pdsh | None = None  # the pdsh style's one real pdsh (its output)
+    runit: runit.Runit | None = None  # the runit style's one real runsvdir (its services)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2485,6 +2550,14 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.pdsh.job_event
         lab.job_ends_tasks = True  # pdsh exits once its commands have; Ctrl-C's abort it
         run.extra["pdsh_output"] = pdsh.OUTPUT_FORMS[cell.naming]
+    if style.config == "runit":
+        missing = runit.check()
+        if missing:
+            raise CellError(missing)
+        run.runit = runit.Runit(lab.out_dir, cell.naming, cell.seed, nodes, lab.scratch)
+        lab.job_log = run.runit.job_event
+        lab.job_ends_tasks = True  # the operator's sv force-stop ends the services
+        run.extra["runit_output"] = runit.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2544,7 +2617,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             log_style = "python" if node in style.python_log else "absl"
             plan.setdefault("node_env", {})[key] = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             return
-        if style.config == "supervisord":  # a [program:...] of the one configuration
+        if style.config in ("supervisord", "runit"):  # a [program:...], a runit service
             log_style = "python" if node in style.python_log else "absl"
             program_env = {
                 "PYTHONUNBUFFERED": "1",
@@ -2557,7 +2630,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             }
             if tf_config is not None:
                 program_env = {"TF_CONFIG": json.dumps(tf_config), **program_env}
-            run.sup.add(
+            (run.sup or run.runit).add(
                 node,
                 python or sys.executable,
                 TASKS_DIR / style.script,
@@ -2631,9 +2704,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         or run.pdsh is not None
     )
     for node in nodes:
-        if node in run.missing or (node in delayed and not inside and run.sup is None):
+        if node in run.missing or (
+            node in delayed and not inside and run.sup is None and run.runit is None
+        ):
             continue
         start(node)  # supervisord: a delayed program is in the configuration, autostart=false
+        # (runit: a delayed service is written, started later by sv once)
     if run.sup is not None:
         try:
             run.sup.launch(lab)
@@ -2653,6 +2729,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.pdsh.tasks = [t for t in run.pdsh.tasks if t["node"] not in run.missing]
         run.pdsh.launch(lab, env)
         run.extra["pdsh_started_utc"] = utc_now()
+    if run.runit is not None:
+        try:
+            run.runit.launch(lab)
+        except RuntimeError as exc:
+            raise CellError(str(exc)) from exc
+        run.extra["runsvdir_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2687,8 +2769,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     for node, delay in delayed.items():
         time.sleep(delay)
         run.extra.setdefault("late_start_utc", {})[node] = utc_now()
-        if run.sup is not None:  # supervisorctl start <program>
-            run.sup.start_program(node)
+        if run.sup is not None or run.runit is not None:  # supervisorctl start, sv once
+            (run.sup or run.runit).start_program(node)
         elif not inside:
             start(node)
         if fault.kind == "late":
@@ -2704,6 +2786,10 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             # supervisorctl stop <program>: SIGTERM, SIGKILL after stopwaitsecs
             lab.mark_fault()
             run.sup.stop_program(target, by_operator=False)
+        elif run.runit is not None and fault.sig == signal.SIGTERM:
+            # sv term tf-worker-N: SIGTERM to its python (the lab's SIGKILL after the grace)
+            lab.mark_fault()
+            run.runit.stop_program(target)
         else:
             lab.signal(target, fault.sig)
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2726,6 +2812,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.par.terminate()
         elif run.pdsh is not None:  # ... or to pdsh and its commands (the job's cgroup)
             run.pdsh.terminate()
+        elif run.runit is not None:  # ... or the host going down (runit's stage 3)
+            run.runit.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2841,6 +2929,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = set(run.par.stopped_by_parallel())
     if run.pdsh is not None:  # the commands pdsh's abort signalled (Ctrl-C twice)
         deleted = set(run.pdsh.stopped_by_pdsh())
+    if run.runit is not None:  # the services the operator force-stopped (sv force-stop)
+        deleted = set(run.runit.operator_stopped)
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -3115,6 +3205,13 @@ PDSH_TIMEOUT_NOTE = (
 )
 
 
+RUNIT_TIMEOUT_NOTE = (
+    " The job stopped making progress; the operator stopped the services still running (sv "
+    f"-w {runit.STOP_WAIT} force-stop: TERM and CONT, KILL after {runit.STOP_WAIT} s), then sv "
+    "exit and SIGHUP to runsvdir; runit wrote no line of it."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -3182,6 +3279,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         node_files = {n: run.honcho.node_files(n) for n in lab.procs}
     if run.pdsh is not None:
         node_files = {n: run.pdsh.node_files(n) for n in lab.procs}
+    if run.runit is not None:
+        node_files = {n: run.runit.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s service left no svlogd file")
     if run.par is not None:
         node_files = {n: run.par.node_files(n) for n in lab.procs}
         for n, files in node_files.items():
@@ -3240,6 +3342,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (pdsh sends no SIGCONT; its "
             "abort's SIGINT stays pending) until the lab's SIGKILL at the end of the run."
         )
+    elif run.stopped and run.runit is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the operator's sv "
+            "force-stop (TERM and CONT; KILL after 7 s)."
+        )
     elif run.stopped and run.sup is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until supervisorctl stop's "
@@ -3274,6 +3381,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += PARALLEL_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "pdsh":
         notes += PDSH_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "runit":
+        notes += RUNIT_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -3448,6 +3557,21 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 "commands' pythons."
             )
         run.pdsh.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.runit is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is sv term {runit.service(run.target)} (SIGTERM to its "
+                f"python), SIGKILL after {PREEMPT_GRACE:.0f} s if it is still there; the service "
+                "was started by sv once, so runsv does not restart it."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                " The host went down as runit's stage 3 takes it down: sv -w "
+                f"{runit.STOP_WAIT} force-stop of every service (TERM and CONT, KILL after "
+                f"{runit.STOP_WAIT} s), then sv exit."
+            )
+        run.runit.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth
