@@ -296,11 +296,16 @@ def woken_waited_on(ev: Case) -> str | None:
     connection: no error of its own kind) or the word that it ended: a stopped process that the
     launcher's abort woke (mpirun sends SIGCONT, then SIGTERM, to every rank when one fails) or
     killed (a failed Spark barrier stage ends its other tasks), so its log does not stop early
-    and its words come last; its peers had waited on it until their deadlines."""
+    and its words come last; its peers had waited on it until their deadlines, or until the
+    coordination service gave up on it (a heartbeat check naming it)."""
     errors = ev.errors
     if errors.empty:
         return None
-    tasks = errors[~errors["node"].astype(str).isin(ev.outside)]
+    # (a wait at start-up that ended is no failure: who failed first is told by the others)
+    tasks = errors[
+        ~errors["node"].astype(str).isin(ev.outside)
+        & (errors["category"].astype(str) != "session_blocked")
+    ]
     if tasks.empty:
         return None
     times = _utc(tasks["ts"])
@@ -311,22 +316,49 @@ def woken_waited_on(ev: Case) -> str | None:
     others = firsts.drop(node)
     if firsts[node] <= others.max():
         return None
-    # an error of its own kind is no reaction; the word that it ended (an exit, a kill) is
+    # an error of its own kind is no reaction; the word that it ended (an exit, a kill, the
+    # SIGTERM that woke it: a launcher's stop sends SIGCONT after it, runit's and systemd's too)
+    ended = ("node_crash", "preemption")
     own_kinds = (
         set()
         if ev.intrinsic.empty
         else set(ev.intrinsic.loc[ev.intrinsic["node"].astype(str) == node, "category"].astype(str))
     )
-    if own_kinds - {"node_crash"}:
+    if own_kinds - set(ended):
         return None
     burst = first_bursts(tasks[tasks["node"].astype(str) != node])
-    if timed_out(burst).groupby(burst["node"].astype(str)).any().mean() <= 0.5:
+    # they waited on it: a timeout, or the coordination service's word that it gave up on it
+    waited = timed_out(burst) | _gave_up_on(node, burst, ev)
+    if waited.groupby(burst["node"].astype(str)).any().mean() <= 0.5:
         return None
     own = tasks[tasks["node"].astype(str) == node]
-    reacting = own["category"].isin(
-        ("connection_unavailable", "coordination_failure", "node_crash")
-    )
+    reacting = own["category"].isin(("connection_unavailable", "coordination_failure", *ended))
     return node if reacting.all() else None
+
+
+def _gave_up_on(node: str, errors: pd.DataFrame, ev: Case) -> pd.Series:
+    """Per error: is it the coordination service giving up on ``node`` (a coordination
+    failure that names it: its heartbeats stopped)?"""
+    named = [] if ev.blames.empty else list(ev.blames.loc[ev.blames["blamed"] == node, "row"])
+    return (errors["category"] == "coordination_failure") & errors.index.isin(named)
+
+
+def service_gave_up_on(node: str, ev: Case) -> bool:
+    """Did most of ``node``'s peers' first bursts of errors name it in the coordination
+    service's words, with no timeout among them (its heartbeats stopped; nothing of the job's
+    own timed out first)?"""
+    peers = ev.errors[
+        (ev.errors["node"].astype(str) != node)
+        & (ev.errors["category"].astype(str) != "session_blocked")
+        & ~ev.errors["node"].astype(str).isin(ev.outside)
+    ]
+    if peers.empty:
+        return False
+    burst = first_bursts(peers)
+    by_node = burst["node"].astype(str)
+    gave_up = _gave_up_on(node, burst, ev).groupby(by_node).any()
+    timeouts = timed_out(burst).groupby(by_node).any()
+    return bool(gave_up.mean() > 0.5 and not timeouts.any())
 
 
 def restarted(ev: Case) -> dict[str, dict]:

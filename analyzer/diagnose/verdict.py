@@ -31,7 +31,7 @@ from analyzer.diagnose.common import (
     _values,
     error_texts,
 )
-from analyzer.diagnose.endings import waited_on_by_heartbeats
+from analyzer.diagnose.endings import service_gave_up_on, waited_on_by_heartbeats
 from analyzer.diagnose.evidence import (
     _blame_evidence,
     _blocked_evidence,
@@ -58,6 +58,9 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
         category = str(c.intrinsic["category"])
         if spec_odd and category in SPEC_CONSEQUENCES:
             return "cluster_spec_mismatch", None
+        if category == "preemption" and node == ev.woken_waited_on():
+            # the SIGTERM that ended the job woke it: its peers had timed out waiting on it
+            return _waited_on_category(node, ev), None
         if shared_write(node, c, ev) is not None:
             return "concurrent_write", None  # its error names a file several tasks wrote
         if category == "node_crash" and (gave_up := _gave_up_before_exit(node, c, ev)):
@@ -83,9 +86,7 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     ) is not None:
         return notice
     if c.intrinsic is None and node in (ev.stuck_waited_on(), ev.woken_waited_on()):
-        if waited_on_by_heartbeats(node, ev):
-            return "coordination_failure", None
-        return "deadline_exceeded", None
+        return _waited_on_category(node, ev), None
     if node in ev.silent and (gave_up := _peers_gave_up(node, ev)):
         return gave_up, None
     if node not in ev.silent and f is not None and _only_waited_for(node, ev):
@@ -290,6 +291,15 @@ def _peers_timed_out(node: str, ev: Case) -> bool:
     # (a step aborted by another's error carries the status of what aborted it)
     timed_out &= ~texts.str.contains("is aborted by")
     return bool(timed_out.mean() > 0.5)
+
+
+def _waited_on_category(node: str, ev: Case) -> str:
+    """What a task its peers waited on (it outlived the stop, or the stop woke it) failed of:
+    the coordination service's heartbeat check giving up on it (its heartbeats to the service
+    it hosts timed out, or the service named it) or its peers' deadlines."""
+    if waited_on_by_heartbeats(node, ev) or service_gave_up_on(node, ev):
+        return "coordination_failure"
+    return "deadline_exceeded"
 
 
 def _peers_gave_up(node: str, ev: Case) -> str | None:
