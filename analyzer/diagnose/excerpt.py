@@ -336,23 +336,17 @@ def excerpt_diagnosis(ev: Case, rules: Any, notes: list[str]) -> Diagnosis:
 def _crashed_of_exception(node: str, f: Facts, ev: Case, notes: list[str]) -> Diagnosis:
     """No rule knows the error, but the lines end with a traceback: say its exception."""
     exception = _clip(str(f.exit_info or (f.last_line or {}).get("message") or "an exception"))
-    who = f"{node} ({task_name(node)})" if task_name(node) else node
     notes.append(f"Verdict (excerpt): {node}'s lines end with an exception no rule knows.")
-    line = _evidence_line(
-        node, f.last_line, f"{node}'s lines end with an uncaught exception: {exception}", ev.clock
+    why = f"{node}'s lines end with an uncaught exception: {exception}"
+    return _its_own(
+        node,
+        ev,
+        notes,
+        ("node_crash", 0.3),
+        f"died of an exception no rule knows: {exception} [node_crash].",
+        (f.last_line, why),
+        "one node's lines only, and no rule recognises the error",
     )
-    root = RootCause(
-        node=node,
-        task=task_name(node),
-        category="node_crash",
-        confidence=0.3,
-        time=None,
-        summary=f"{who} died of an exception no rule knows: {exception} [node_crash].",
-        evidence=[line] if line else [],
-        remediation=DEFAULT_REMEDIATION.get("node_crash"),
-        ambiguity="one node's lines only, and no rule recognises the error",
-    )
-    return _finish(root, ev, {node: ("failed", None)}, notes)
 
 
 def _own_spec_wrong(node: str, ev: Case, notes: list[str]) -> Diagnosis:
@@ -363,22 +357,41 @@ def _own_spec_wrong(node: str, ev: Case, notes: list[str]) -> Diagnosis:
         (m for m in ev.consistency.messages if m.startswith(f"{node}'s ")),
         f"{node}'s cluster spec does not hold its own task.",
     )
-    who = f"{node} ({task_name(node)})" if task_name(node) else node
     notes.append(f"Verdict (excerpt): {said}")
+    return _its_own(
+        node,
+        ev,
+        notes,
+        ("cluster_spec_mismatch", 0.5),
+        f"was given a cluster spec that does not hold its own task: {said} What it logged after "
+        "that follows from it [cluster_spec_mismatch].",
+        (ev.facts[node].tf_config_line, said),
+        "one node's lines only: the other tasks' specs would tell whose is wrong",
+    )
+
+
+def _its_own(
+    node: str,
+    ev: Case,
+    notes: list[str],
+    category: tuple[str, float],
+    said: str,
+    line: tuple[Any, str],
+    ambiguity: str,
+) -> Diagnosis:
+    """The verdict that the excerpt's node failed of ``category`` (with its confidence): the
+    summary is the node and ``said``, the evidence the line and why it counts."""
+    who = f"{node} ({task_name(node)})" if task_name(node) else node
+    evidence = _evidence_line(node, line[0], line[1], ev.clock) if line[0] else None
     root = RootCause(
         node=node,
         task=task_name(node),
-        category="cluster_spec_mismatch",
-        confidence=0.5,
+        category=category[0],
+        confidence=category[1],
         time=None,
-        summary=(
-            f"{who} was given a cluster spec that does not hold its own task: {said} What it "
-            "logged after that follows from it [cluster_spec_mismatch]."
-        ),
-        evidence=[e for e in [_evidence_line(node, line, said, ev.clock)] if e is not None]
-        if (line := ev.facts[node].tf_config_line)
-        else [],
-        remediation=DEFAULT_REMEDIATION.get("cluster_spec_mismatch"),
-        ambiguity="one node's lines only: the other tasks' specs would tell whose is wrong",
+        summary=f"{who} {said}",
+        evidence=[evidence] if evidence else [],
+        remediation=DEFAULT_REMEDIATION.get(category[0]),
+        ambiguity=ambiguity,
     )
     return _finish(root, ev, {node: ("failed", None)}, notes)
