@@ -419,15 +419,16 @@ KNOWN_WRONG: dict[str, str] = {
     # mwms_runit: measured twice untouched (25/31 at its declaration's diagnosis and at main's
     # merge 8288555, measurements/mwms_runit-untouched*.txt), then tuned on (session 17: a
     # frozen task the stop's SIGTERM woke, its peers having timed out or the coordination
-    # service having given up on it, failed of that wait, not of a preemption; 28/31). Each
+    # service having given up on it, failed of that wait, not of a preemption; svlogd's
+    # stamps a known wrapper, so a traceback rotation cut still ends the log: 29/31). Each
     # miss left with what it said and what in the logs misled it. runit writes no line of its
     # own: the operator's sv force-stop (TERM and CONT) shows only as 'SIGTERM caught'.
     "mwms_runit/block-worker-training-runit_rotate": (
-        "untouched measurement; not tuned: says - / none: the blocked worker:1 logs nothing; "
-        "at the time limit the operator's sv -w 7 force-stop of all three services made each "
-        "log 'SIGTERM caught' (TensorFlow's preemption notifier) within a second of the "
-        "others and they were SIGKILLed 7 s later with no other line, so no log says which "
-        "task held the collective and the job reads as ended from outside"
+        "untouched measurement (tuned since): says worker:2 / hang (right category; untouched: "
+        "- / none): the blocked worker:1 logs nothing; at the time limit the operator's sv -w 7 "
+        "force-stop of all three services made each log 'SIGTERM caught' within a second of "
+        "the others and they were SIGKILLed 7 s later with no other line, so no log says "
+        "which task held the collective"
     ),
     "mwms_runit/kill-chief-startup-runit_tt": (
         "untouched measurement; not tuned: says worker:2 / cluster_spec_mismatch: worker:0 was "
@@ -436,13 +437,6 @@ KNOWN_WRONG: dict[str, str] = {
         "connected); runit wrote no line of the kill; the waiting workers' logs end with "
         "'SIGTERM caught' from the time limit's sv force-stop; worker:2's TF_CONFIG was read "
         "as differing from its peers' though all three list the same three addresses"
-    ),
-    "mwms_runit/stall_deadline-worker-training-runit_rotate": (
-        "untouched measurement; not tuned: says worker:0 / node_crash: svlogd (-ttt, s4096) "
-        "rotated worker:0's log in the middle of its DeadlineExceededError traceback, so "
-        "'current' starts with the traceback's tail and worker:0 was read as ending mid-run "
-        "with no error; the frozen worker:1, woken by sv force-stop's TERM and CONT, logged "
-        "'SIGTERM caught' and 'Connection refused' to worker:0, which pointed at worker:0"
     ),
 }
 

@@ -21,8 +21,8 @@ Line formats (``format`` column):
 Wrappers (``wrapper`` column), recognised when most of a file's lines carry them:
 ``k8s_cri`` (``2025-01-30T12:34:56.789012345Z stderr F …``), ``kubectl`` (``--timestamps``),
 ``docker_json``, ``mpirun`` (``[1,0]<stderr>:``) and ``slurm`` (``srun --label``: ``3: ``),
-``kubectl_prefix``, ``compose``, ``procfile`` (honcho / foreman), ``syslog`` and ``parallel_tag``
-(GNU parallel --tag); and ``learned``: the prefix of a launcher
+``kubectl_prefix``, ``compose``, ``procfile`` (honcho / foreman), ``syslog``, ``parallel_tag``
+(GNU parallel --tag) and ``svlogd`` (runit's, TAI64N or UTC stamps); and ``learned``: the prefix of a launcher
 tfdiag has no rule for, learned from the file's first lines (:mod:`analyzer.prefixes`).
 
 The package, one idea per module, in the order a file goes through them:

@@ -154,6 +154,14 @@ WRAPPERS: tuple[Wrapper, ...] = (
         "parallel_tag",
         r"^(?P<rank>[A-Za-z][\w.@:/-]*(?: [\w.@:/-]+){0,3})\t(?P<inner>.*)$",
     ),
+    # runit's svlogd (and daemontools' multilog, s6-log): the time it read each line, before
+    # it: TAI64N ("@4000000069f1c0de1b64d71c ", -t), or UTC with five decimals
+    # ("2026-11-25_12:31:26.79252 ", -tt; "2026-11-25T12:31:26.79252 ", -ttt). A read time, not
+    # the line's own: not taken as a time (the lines a task wrote at once share it).
+    Wrapper(
+        "svlogd",
+        r"^(?:@4[0-9a-f]{23}|\d{4}-\d\d-\d\d[_T]\d\d:\d\d:\d\d\.\d{5}) (?P<inner>.*)$",
+    ),
     Wrapper("kubectl", rf"^(?P<wts>{TS_ISO}) (?P<inner>.*)$"),
     Wrapper("slurm", r"^ {0,4}(?P<rank>\d{1,5}): (?P<inner>.*)$"),
 )
