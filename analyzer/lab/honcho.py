@@ -52,8 +52,9 @@ import threading
 import time
 from pathlib import Path
 
-from analyzer.lab._runner import descendants, first_existing
+from analyzer.lab._runner import first_existing
 
+from .merged import MergedOutput
 from .mpi import ExitEvents, LauncherTask
 
 ENV = "TFDIAG_LAB_HONCHO"
@@ -234,7 +235,7 @@ def parse_line(raw: bytes) -> tuple[str, bytes] | None:
     return m.group(2).decode("utf-8", "replace"), m.group(3)
 
 
-class Honcho:
+class Honcho(MergedOutput):
     """One job's honcho: its Procfile, its processes, its output."""
 
     def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str], scratch: Path):
@@ -356,25 +357,10 @@ class Honcho:
         lab._tees.append(self.reader)
         threading.Thread(target=self._find_tasks, daemon=True, name="honcho-tasks").start()
 
-    def alive(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
+    def _output_fd(self) -> int:
+        return self._master if self._master is not None else super()._output_fd()
 
-    def _copy(self) -> None:
-        fd = self._master if self._master is not None else self.popen.stdout.fileno()
-        pending = b""
-        with open(self.path, "ab", buffering=0) as out:
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # the pty's EIO once honcho is gone
-                    chunk = b""
-                if not chunk:
-                    break
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    self._line(out, line + b"\n")
-            if pending:
-                self._line(out, pending)
+    def _output_closed(self, fd: int) -> None:
         with contextlib.suppress(OSError):
             os.close(fd)
 
@@ -392,25 +378,15 @@ class Honcho:
             f.write(text + b"\n")
         self.where[node].append(self.lines)
 
-    def _find_tasks(self) -> None:
-        want = {t["node"] for t in self.tasks}
-        while set(self.pids) < want and self.alive():
-            for pid in descendants(self.popen.pid):
-                if pid in self.pids.values():
-                    continue
-                try:
-                    env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-                    exe = os.readlink(f"/proc/{pid}/exe")
-                except OSError:
-                    continue
-                if "python" not in os.path.basename(exe):
-                    continue
-                for kv in env:
-                    if kv.startswith(b"HONCHO_PROCESS_NAME="):
-                        node = self.by_name.get(kv.split(b"=", 1)[1].decode())
-                        if node is not None:
-                            self.pids.setdefault(node, pid)
-            time.sleep(0.05)
+    def _node_of(self, pid: int) -> str | None:
+        try:  # honcho's name for the process, in its environment
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            return None
+        for kv in env:
+            if kv.startswith(b"HONCHO_PROCESS_NAME="):
+                return self.by_name.get(kv.split(b"=", 1)[1].decode())
+        return None
 
     def read(self, node: str) -> str:
         with contextlib.suppress(FileNotFoundError):
@@ -461,20 +437,7 @@ class Honcho:
         if event != "end" or self._done:
             return
         self._done = True
-        if self.popen is None:
-            return
-        try:
-            self.popen.wait(KILL_WAIT + 25)
-        except subprocess.TimeoutExpired:
-            self.terminate("end")
-            try:
-                self.popen.wait(KILL_WAIT + 10)
-            except subprocess.TimeoutExpired:
-                self.killed = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.popen.pid, signal.SIGKILL)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.popen.wait(10)
+        self._end(KILL_WAIT + 25, lambda: self.terminate("end"), KILL_WAIT + 10)
 
     def finish(self, truth: dict) -> None:
         """honcho.log is the launcher's file; without tee it is every task's only file too

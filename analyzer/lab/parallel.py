@@ -52,8 +52,9 @@ import threading
 import time
 from pathlib import Path
 
-from analyzer.lab._runner import descendants, first_existing
+from analyzer.lab._runner import first_existing
 
+from .merged import MergedOutput, argument_after, proc_argv
 from .mpi import ExitEvents, LauncherTask, wait_code
 
 ENV = "TFDIAG_LAB_PARALLEL"
@@ -161,7 +162,7 @@ def spec_json(tasks: list[dict], cluster: dict, default_python: str) -> dict:
     return {"cluster": cluster, "tasks": per}
 
 
-class Parallel:
+class Parallel(MergedOutput):
     """One job's GNU parallel: its command, its jobs, its output."""
 
     def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str], scratch: Path):
@@ -256,29 +257,9 @@ class Parallel:
         lab._tees.append(self.reader)
         threading.Thread(target=self._find_tasks, daemon=True, name="parallel-jobs").start()
 
-    def alive(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
-
     @staticmethod
     def _raw(node: str) -> str:
         return node.replace(":", "-") + ".log"
-
-    def _copy(self) -> None:
-        fd = self.popen.stdout.fileno()
-        pending = b""
-        with open(self.path, "ab", buffering=0) as out:
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    self._line(out, line + b"\n")
-            if pending:
-                self._line(out, pending)
 
     def _line(self, out, line: bytes) -> None:
         out.write(line)
@@ -293,26 +274,10 @@ class Parallel:
                 self.where[node].append(self.lines)
                 return
 
-    def _find_tasks(self) -> None:
-        want = {t["node"] for t in self.tasks}
-        while set(self.pids) < want and self.alive():
-            for pid in descendants(self.popen.pid):
-                if pid in self.pids.values():
-                    continue
-                try:
-                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                    exe = os.readlink(f"/proc/{pid}/exe")
-                except OSError:
-                    continue
-                if "python" not in os.path.basename(exe):
-                    continue
-                with contextlib.suppress(ValueError, IndexError):
-                    job = argv[argv.index(b"--job") + 1].decode()
-                    index = argv[argv.index(b"--index") + 1].decode()
-                    node = f"{job}:{index}"
-                    if node in want:
-                        self.pids.setdefault(node, pid)
-            time.sleep(0.05)
+    def _node_of(self, pid: int) -> str | None:
+        argv = proc_argv(pid)  # a job's command: --job ps --index 1
+        job, index = argument_after(argv, b"--job"), argument_after(argv, b"--index")
+        return f"{job}:{index}" if job is not None and index is not None else None
 
     def _par_files(self) -> dict[str, str]:
         """--files' output files by task (the first line the job's script printed)."""
@@ -362,20 +327,7 @@ class Parallel:
         if event != "end" or self._done:
             return
         self._done = True
-        if self.popen is None:
-            return
-        try:
-            self.popen.wait(END_WAIT)
-        except subprocess.TimeoutExpired:
-            self.terminate("end")
-            try:
-                self.popen.wait(15)
-            except subprocess.TimeoutExpired:
-                self.killed = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.popen.pid, signal.SIGKILL)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.popen.wait(10)
+        self._end(END_WAIT, lambda: self.terminate("end"), 15)
 
     def stopped_by_parallel(self) -> dict[str, str]:
         """The jobs parallel itself stopped: still running when it got a SIGTERM, or, under

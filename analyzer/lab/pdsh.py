@@ -58,8 +58,9 @@ import threading
 import time
 from pathlib import Path
 
-from analyzer.lab._runner import descendants, first_existing
+from analyzer.lab._runner import first_existing
 
+from .merged import MergedOutput, argument_after, proc_argv
 from .mpi import ExitEvents, LauncherTask
 from .parallel import common_args, spec_json
 
@@ -149,7 +150,7 @@ def dshbak_where(text: str, hosts: dict[str, str]) -> dict[str, list[int]]:
     return where
 
 
-class Pdsh:
+class Pdsh(MergedOutput):
     """One job's pdsh: its command, its hosts, its output."""
 
     def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str], scratch: Path):
@@ -270,38 +271,19 @@ class Pdsh:
         lab._tees.append(self.reader)
         threading.Thread(target=self._find_tasks, daemon=True, name="pdsh-hosts").start()
 
-    def alive(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
-
     @staticmethod
     def _raw(node: str) -> str:
         return node.replace(":", "-") + ".log"
 
-    def _copy(self) -> None:
-        fd = self.popen.stdout.fileno()
-        pending = b""
-        out = None if self.dshbak else open(self.path, "ab", buffering=0)  # noqa: SIM115
-        try:
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    break
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    self._line(out, line + b"\n")
-            if pending:
-                self._line(out, pending)
-        finally:
-            if out is not None:
-                out.close()
-            if self.bak is not None:
-                with contextlib.suppress(OSError):
-                    self.bak.stdin.close()
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.bak.wait(20)
+    def _open_output(self):
+        return None if self.dshbak else super()._open_output()  # (dshbak writes pdsh.log)
+
+    def _output_closed(self, fd: int) -> None:
+        if self.bak is not None:
+            with contextlib.suppress(OSError):
+                self.bak.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.bak.wait(20)
 
     def _line(self, out, line: bytes) -> None:
         if out is not None:
@@ -320,24 +302,8 @@ class Pdsh:
                 return
         self.own.append(line.decode("utf-8", "replace").rstrip("\n"))
 
-    def _find_tasks(self) -> None:
-        want = {t["node"] for t in self.tasks}
-        while set(self.pids) < want and self.alive():
-            for pid in descendants(self.popen.pid):
-                if pid in self.pids.values():
-                    continue
-                try:
-                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                    exe = os.readlink(f"/proc/{pid}/exe")
-                except OSError:
-                    continue
-                if "python" not in os.path.basename(exe):
-                    continue
-                with contextlib.suppress(ValueError, IndexError):
-                    node = self.hosts.get(argv[argv.index(b"--host") + 1].decode())
-                    if node in want:
-                        self.pids.setdefault(node, pid)
-            time.sleep(0.05)
+    def _node_of(self, pid: int) -> str | None:
+        return self.hosts.get(argument_after(proc_argv(pid), b"--host") or "")
 
     def node_files(self, node: str) -> list[str]:
         """The files of a task before ``finish`` (the evidence is looked for in them)."""
@@ -385,20 +351,7 @@ class Pdsh:
         if event != "end" or self._done:
             return
         self._done = True
-        if self.popen is None:
-            return
-        try:
-            self.popen.wait(END_WAIT)
-        except subprocess.TimeoutExpired:
-            self.interrupt("end")
-            try:
-                self.popen.wait(15)
-            except subprocess.TimeoutExpired:
-                self.killed = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.popen.pid, signal.SIGKILL)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.popen.wait(10)
+        self._end(END_WAIT, lambda: self.interrupt("end"), 15)
 
     def stopped_by_pdsh(self) -> dict[str, str]:
         """The tasks stopped from outside the job: still running when the operator aborted
