@@ -49,6 +49,8 @@ import threading
 import time
 from pathlib import Path
 
+from .merged import MergedOutput
+
 MPIRUN = "/usr/bin/mpirun"
 #: The output forms, a third of the cells each.
 NAMINGS = ("mpi_output_filename", "mpi_tag_output", "mpi_timestamp_output")
@@ -290,7 +292,7 @@ class RankProcess(LaunchedProcess):
         return self.mpirun.rank_code(self.rank)
 
 
-class Mpirun:
+class Mpirun(MergedOutput):
     """One job's mpirun: its command, its output, its ranks."""
 
     def __init__(self, out_dir: Path, naming: str, seed: int, nodes: list[str]):
@@ -375,22 +377,10 @@ class Mpirun:
         threading.Thread(target=self._find_ranks, daemon=True, name="mpirun-ranks").start()
 
     # ------------------------------------------------------------------ output
-    def _copy(self) -> None:
-        pipe = self.popen.stdout
-        pending = b""
-        with open(self.path, "ab", buffering=0) as out:
-            while True:
-                chunk = os.read(pipe.fileno(), 65536)
-                if not chunk:
-                    break
-                *lines, pending = (pending + chunk).split(b"\n")
-                for line in lines:
-                    self._line(out, line + b"\n")
-            if pending:
-                self._line(out, pending)
+    def _output_closed(self, fd: int) -> None:
         for key in list(self.pending):  # a rank's last text without its newline
             self._end_line(key)
-        pipe.close()
+        self.popen.stdout.close()
 
     def _line(self, out, line: bytes) -> None:
         """Write one line of mpirun's output as it is; with the tags, give each rank's pieces
