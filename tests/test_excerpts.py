@@ -140,8 +140,13 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 286 -> 294 benign); it was 14/17 recall and 8/8 benign-clean untouched
 #: (measurements/fresh23-untouched.txt, at c29616e) and its floors are that figure (not tuned on);
 #: ``all`` stays at 0.91 / 0.97 with it (602/660 = 91.2% recall, 287/294 = 97.6% benign-clean).
-MIN_EXCERPTS = 954
-MIN_BENIGN = 294
+#: ``fresh24`` (20 excerpts, 6 benign; issue and PR threads, mostly distributed TF and launchers'
+#: formats) raised them again (954 -> 974 excerpts, 294 -> 300 benign); it was 11/14 recall and 6/6
+#: benign-clean untouched (measurements/fresh24-untouched.txt, at 71502e7) and its floors are that
+#: figure (not tuned on); ``all`` stays at 0.91 / 0.97 with it (614/674 = 91.1% recall, 293/300 =
+#: 97.7% benign-clean).
+MIN_EXCERPTS = 974
+MIN_BENIGN = 300
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -179,6 +184,8 @@ MIN_RECALL = {
     # fresh23: 14/17 untouched (measurements/fresh23-untouched.txt, and again at main's merge:
     # fresh23-untouched-at-merge.txt); 15/17 after its own-spec fix (all-after-fresh23-fixes.txt)
     "fresh23": 0.88,
+    # fresh24: 11/14 untouched (measurements/fresh24-untouched.txt); not tuned on
+    "fresh24": 0.78,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
@@ -213,12 +220,14 @@ MIN_BENIGN_CLEAN = {
     "fresh22": 1.00,
     # fresh23: 8/8 untouched (measurements/fresh23-untouched.txt)
     "fresh23": 1.00,
+    # fresh24: 6/6 untouched (measurements/fresh24-untouched.txt)
+    "fresh24": 1.00,
     # all: 0.98 before fresh21; 272/279 (97.5%) with its three benign misses left
     "all": 0.97,
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh24"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh25"})
 
 
 def _rows() -> list[dict[str, str]]:

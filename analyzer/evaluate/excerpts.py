@@ -52,6 +52,7 @@ NAMED_SPLITS = (
     "fresh21",
     "fresh22",
     "fresh23",
+    "fresh24",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
