@@ -184,8 +184,10 @@ MIN_RECALL = {
     # fresh23: 14/17 untouched (measurements/fresh23-untouched.txt, and again at main's merge:
     # fresh23-untouched-at-merge.txt); 15/17 after its own-spec fix (all-after-fresh23-fixes.txt)
     "fresh23": 0.88,
-    # fresh24: 11/14 untouched (measurements/fresh24-untouched.txt); not tuned on
-    "fresh24": 0.78,
+    # fresh24: 11/14 untouched (measurements/fresh24-untouched.txt, and again at main's merge:
+    # fresh24-untouched-at-merge.txt); 12/14 after macOS dyld's "Symbol not found" was read
+    # as a version mismatch (all-after-fresh24-fixes.txt)
+    "fresh24": 0.85,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
