@@ -124,3 +124,36 @@ def test_every_sample_folder(folder):
     assert max(len(line) for line in out.splitlines()) <= 80
     for node in run.diagnosis.nodes:
         assert node.node in out
+
+
+def test_many_problems_of_one_kind_are_counted(tmp_path):
+    """Thirty copies of one worker's log (each says it is worker 1; their names say 0..29): the
+    terminal lists a few of the problems and counts the rest; the JSON report names every file."""
+    src = next(f for f in FOLDERS if f.name == "ps_killed")
+    for name in ("chief.log", "ps-0.log"):
+        (tmp_path / name).write_bytes((src / name).read_bytes())
+    for i in range(30):
+        (tmp_path / f"worker-{i}.log").write_bytes((src / "worker-1.log").read_bytes())
+    run = analyzer.load(tmp_path)
+    kind = [p for p in run.ingest.problems if "as another log's do" in p.problem]
+    assert len(kind) >= 20
+    buf = io.StringIO()
+    print_ingest(run.ingest, Console(file=buf, width=200))
+    out = buf.getvalue()
+    listed = [line for line in out.splitlines() if "as another log's do" in line]
+    assert len(listed) == 5
+    assert f"in {len(kind) - 5:,} more files for the same reason" in out
+    named = {p["file"] for p in run.to_dict()["ingest"]["problems"]}
+    assert {p.file for p in kind} <= named
+
+
+def test_long_lists_of_names_are_cut():
+    from analyzer.diagnose.common import NAMES_SHOWN, _names
+
+    few = [f"worker:{i}" for i in range(NAMES_SHOWN)]
+    assert _names(few) == ", ".join(few)
+    many = [f"worker:{i}" for i in range(5000)]
+    said = _names(many)
+    assert said.startswith("worker:0, worker:1,")
+    assert said.endswith(f"and {5000 - NAMES_SHOWN:,} more")
+    assert "worker:4999" not in said

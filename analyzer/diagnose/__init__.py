@@ -70,7 +70,7 @@ from analyzer.diagnose.blame import (
 )
 from analyzer.diagnose.case import Case, _intrinsic_findings
 from analyzer.diagnose.clocks import estimate_clock_offsets, shifted_times
-from analyzer.diagnose.common import KEYWORDS, _Columns, _utc, trainers_only
+from analyzer.diagnose.common import KEYWORDS, _Columns, _names, _utc, trainers_only
 from analyzer.diagnose.consistency import check_consistency
 from analyzer.diagnose.excerpt import excerpt_diagnosis, is_excerpt
 from analyzer.diagnose.facts import Facts, _ending_of, node_facts
@@ -210,7 +210,7 @@ def gather(
     late = passing_waits(blames, phases, tasks, errors)
     if late:
         notes.append(
-            f"Start-up: the job waited for {', '.join(late)} to come up, then trained to the end "
+            f"Start-up: the job waited for {_names(late)} to come up, then trained to the end "
             "and every log ended well: a late start the job got over, not a failure."
         )
         blames = blames[~(blames["blamed"].isin(late) & (blames["category"] == "session_blocked"))]
@@ -221,7 +221,7 @@ def gather(
             errors,
             blames,
             after_stop,
-            f"Stop: {len(after_stop):,} error(s) logged after {', '.join(sorted(end.sources))} "
+            f"Stop: {len(after_stop):,} error(s) logged after {_names(sorted(end.sources))} "
             "stopped the job name tasks that stop ended: its doing, not failures.",
             notes,
         )

@@ -187,6 +187,19 @@ def _clip(text: Any, limit: int = TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: how many names a sentence lists before it says how many more there are
+NAMES_SHOWN = 12
+
+
+def _names(names: Any, limit: int = NAMES_SHOWN) -> str:
+    """Names joined for a sentence: ``a, b, c`` — past ``limit`` of them, the first ones and
+    how many more (a job of thousands of tasks is one line, not thousands)."""
+    names = list(names)
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
+
+
 def _human_duration(seconds: float) -> str:
     seconds = abs(seconds)
     if seconds < 90:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from analyzer.diagnose.common import _address_key, _node_order
+from analyzer.diagnose.common import _address_key, _names, _node_order
 from analyzer.diagnose.facts import Facts
 from analyzer.diagnose.outside import job_level_logs
 
@@ -68,7 +68,7 @@ def _check_specs(facts: dict[str, Facts], out: Consistency) -> None:
         if major is None:
             out.messages.append(
                 "Cluster specs disagree and no version is held by a majority: "
-                + "; ".join(", ".join(sorted(nodes)) for nodes in groups.values())
+                + "; ".join(_names(sorted(nodes)) for nodes in groups.values())
             )
             out.spec_outliers.update(specs)
         else:
@@ -125,7 +125,7 @@ def _check_twins(facts: dict[str, Facts], out: Consistency) -> None:
         out.spec_outliers.add(other)
         out.claims[other] = node
         out.messages.append(
-            f"{len(f.twins)} different logs ({', '.join(f.twins)}) all say they are {node}, "
+            f"{len(f.twins)} different logs ({_names(f.twins)}) all say they are {node}, "
             f"and {other} left none: {other} was probably started with {node}'s task index."
         )
 
@@ -147,7 +147,7 @@ def _check_addresses(facts: dict[str, Facts], out: Consistency) -> None:
                 for later in tasks[1:]:  # spec order: the first entry held the address first
                     out.duplicates.setdefault(later, tasks[0])
                 out.messages.append(
-                    f"{f.node}'s cluster spec puts {', '.join(sorted(tasks))} on one address "
+                    f"{f.node}'s cluster spec puts {_names(sorted(tasks))} on one address "
                     f"{address}."
                 )
 

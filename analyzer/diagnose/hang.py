@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analyzer.diagnose.common import _human_duration, _node_order, _utc
+from analyzer.diagnose.common import _human_duration, _names, _node_order, _utc
 from analyzer.diagnose.stall import (
     UNRESPONSIVE,
     Stall,
@@ -187,7 +187,7 @@ def detect_hang(
                 add(
                     node,
                     2.0 + min(len(victims) - 1, 2),
-                    f"after the stall {', '.join(victims)} named it in their waits",
+                    f"after the stall {_names(victims)} named it in their waits",
                     group.iloc[0]["row"],
                     f"a peer waiting on {node}",
                 )
@@ -207,7 +207,7 @@ def detect_hang(
             2.0,
             lambda t=t: (
                 f"its log ends {_human_duration((end - t).total_seconds())} before the job's "
-                f"end, at the stall, while {', '.join(sorted(kept_on, key=_node_order))} kept "
+                f"end, at the stall, while {_names(sorted(kept_on, key=_node_order))} kept "
                 "logging"
             ),
             ev.facts[node].tail_rows[-1] if ev.facts[node].tail_rows else None,
@@ -220,7 +220,7 @@ def detect_hang(
             node,
             3.0,
             lambda: (
-                f"it did not exit on the SIGTERM that ended the job while {', '.join(others)} "
+                f"it did not exit on the SIGTERM that ended the job while {_names(others)} "
                 "did: a stopped or stuck process"
             ),
             next(
@@ -252,7 +252,7 @@ def detect_hang(
         add(
             servers[0],
             1.5,
-            f"every node that reports progress ({', '.join(sorted(every.index, key=_node_order))})"
+            f"every node that reports progress ({_names(sorted(every.index, key=_node_order))})"
             f" stopped at the same time, and {servers[0]} is the one task serving them all",
         )
     # 6. the baseline: the node that diverges from the good run first

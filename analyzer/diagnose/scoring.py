@@ -16,6 +16,7 @@ from analyzer.diagnose.common import (
     _contains,
     _dict_rows,
     _human_duration,
+    _names,
     _node_order,
     _seconds,
     _utc,
@@ -104,11 +105,11 @@ def score_candidates(ev: Case) -> list[Candidate]:
             and str(node) not in ev.intrinsic_nodes()
         ):
             # named, but its own log ends with a goodbye and no error: it did its part
-            c.add(1, f"named by {', '.join(early)}, but its log ends cleanly")
+            c.add(1, f"named by {_names(early)}, but its log ends cleanly")
         elif early:
-            c.add(3 + min(len(early) - 1, 3), f"blamed by {', '.join(early)}")
+            c.add(3 + min(len(early) - 1, 3), f"blamed by {_names(early)}")
         if late:
-            c.add(1, f"named later by {', '.join(late)}, after their own failure had begun")
+            c.add(1, f"named later by {_names(late)}, after their own failure had begun")
     for node, first in _earliest_rows(ev.intrinsic).items():
         c = cand(str(node))
         c.intrinsic = first
@@ -237,9 +238,7 @@ def score_candidates(ev: Case) -> list[Candidate]:
             if f.missing and not _in_usual_spec(node, ev):
                 continue  # only a disagreeing spec names it: no such task is missing
             if f.missing and ev.blocked:
-                cand(node).add(
-                    2, f"left no log while {', '.join(sorted(ev.blocked))} wait for tasks"
-                )
+                cand(node).add(2, f"left no log while {_names(sorted(ev.blocked))} wait for tasks")
             elif f.missing and not unresolved.empty:
                 cand(node).add(1, "left no log while peers report unreachable peers")
             elif f.missing and ev.ended_from_outside():

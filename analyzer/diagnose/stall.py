@@ -21,6 +21,7 @@ from analyzer.diagnose.common import (
     CLOSED_RE,
     HEARTBEAT_RPC_RE,
     TIMED_OUT_RE,
+    _names,
     _node_order,
     _utc,
     error_texts,
@@ -182,7 +183,7 @@ def describe_end(ev: Case, outside: OutsideEnd) -> str:
         )
         if outside.unresponsive:
             texts.append(
-                f"{', '.join(sorted(outside.unresponsive, key=_node_order))} did not exit on "
+                f"{_names(sorted(outside.unresponsive, key=_node_order))} did not exit on "
                 "SIGTERM and had to be killed"
             )
     if not texts:
@@ -243,7 +244,7 @@ def stall_diagnosis(stall: Stall, ev: Case, rules: Any, notes: list[str]) -> Dia
         if stall.node and task_name(stall.node)
         else stall.node or "The job"
     )
-    tail = f"; affected: {', '.join(stall.victims)}" if stall.victims else ""
+    tail = f"; affected: {_names(stall.victims)}" if stall.victims else ""
     remediation = DEFAULT_REMEDIATION.get(stall.category)  # (else the report's advice)
     root = RootCause(
         node=stall.node,

@@ -23,6 +23,7 @@ from analyzer.diagnose.common import (
     TIMED_OUT_RE,
     _clip,
     _human_duration,
+    _names,
     _node_order,
     _records,
     _rule,
@@ -470,7 +471,7 @@ def _summary(node: str, category: str, time: Any, ev: Case, victims: list[str]) 
         if time is not None and not pd.isna(time)
         else ""
     )
-    tail = f"; affected after it: {', '.join(victims)}" if victims else ""
+    tail = f"; affected after it: {_names(victims)}" if victims else ""
     what = _what_happened(node, category, ev)
     who = f"{node} ({task_name(node)})" if task_name(node) else node
     return f"{who} {what}{when} [{category}]{tail}."
@@ -563,7 +564,7 @@ def _healthy(ev: Case, notes: list[str]) -> RootCause:
     missing = sorted(n for n, f in ev.facts.items() if f.missing)
     ambiguity = None
     if missing:
-        ambiguity = f"No log for {', '.join(missing)}: a failure there would not show."
+        ambiguity = f"No log for {_names(missing)}: a failure there would not show."
     if ev.never_trained():
         # no failure line names a node, but a job whose every log stops at start-up did not run
         notes.append(
@@ -788,7 +789,7 @@ def _note_inputs(ev: Case, notes: list[str]) -> None:
     missing = [n for n, f in ev.facts.items() if f.missing]
     notes.append(
         f"Read {len(present)} node log(s)"
-        + (f"; {', '.join(missing)} named in the cluster spec left no log" if missing else "")
+        + (f"; {_names(missing)} named in the cluster spec left no log" if missing else "")
         + f". {len(ev.errors)} error-level finding(s)."
     )
     for n in sorted(present, key=_node_order):
@@ -801,7 +802,7 @@ def _note_inputs(ev: Case, notes: list[str]) -> None:
     if not ev.blames.empty:
         pairs = [(b, sorted(v)) for b, (_, v) in _blame_groups(ev.blames[~ev.blames["self"]])]
         for blamed, victims in pairs:
-            notes.append(f"Blame: {', '.join(victims)} name(s) {blamed} in their errors.")
+            notes.append(f"Blame: {_names(victims)} name(s) {blamed} in their errors.")
     notes.extend(ev.consistency.messages)
     for node, offset in ev.clock.applied.items():
         notes.append(

@@ -13,6 +13,7 @@ never runs past the end of its section.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -30,6 +31,7 @@ _NAME = r"^[ \t]*(?P<name>[\w.@:\[\],-]+)(?: \(\d+\))?[ \t]*$"
 _TAIL = r"^==> (?P<name>.+) <==[ \t]*$"
 #: how far into a file its first header may be (blank lines before it)
 _LEAD = 20
+_RULER_RE, _NAME_RE, _TAIL_RE = (re.compile(p, re.ASCII) for p in (_RULER, _NAME, _TAIL))
 
 
 @dataclass
@@ -43,15 +45,14 @@ class Sections:
 
 def starts_with_header(head: list[str]) -> bool:
     """Whether a section header is among the first lines of a file (a tool's own warnings may
-    come before it: dshbak's Perl warnings on its stderr, sent to the same file)."""
+    come before it: dshbak's Perl warnings on its stderr, sent to the same file). A few lines
+    of each file: Python's own regular expressions, no column to build."""
     lines = [line.rstrip("\r\n") for line in head[:_LEAD]]
-    text = pa.array(lines, pa.large_string())
-    if bools(pc.match_substring_regex(text, _TAIL)).any():
+    if any(_TAIL_RE.search(line) for line in lines):
         return True
-    ruler = bools(pc.match_substring_regex(text, _RULER))
-    named = bools(pc.match_substring_regex(text, _NAME))
+    ruler = [bool(_RULER_RE.search(line)) for line in lines]
     return any(
-        ruler[i] and named[i + 1] and not ruler[i + 1] and lines[i + 2] == lines[i]
+        ruler[i] and not ruler[i + 1] and lines[i + 2] == lines[i] and _NAME_RE.search(lines[i + 1])
         for i in range(len(lines) - 2)
     )
 

@@ -492,3 +492,13 @@ def cluster_table(nodes: list[NodeReport]) -> tuple[list[str], list[tuple[str, l
             cells.append(cell)
         rows.append((n.node, cells))
     return jobs, rows
+
+
+def by_kind(items: list, text) -> list[list]:
+    """Items grouped by what their ``text(item)`` says with its numbers masked, in the order
+    each kind first appears: a thousand files with one problem read as one kind (a report lists
+    a few of each and counts the rest)."""
+    kinds: dict[str, list] = {}
+    for item in items:
+        kinds.setdefault(re.sub(r"\d+", "#", text(item)), []).append(item)
+    return list(kinds.values())

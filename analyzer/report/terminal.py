@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 EXCERPT = 300
 MAX_NODES = 60
 MAX_GROUPS = 60
+#: problems (or skipped files) of one kind listed before the rest are counted
+PER_KIND = 5
 
 
 def _plain(console: Console) -> Console:
@@ -277,12 +279,26 @@ def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> No
                 )
             )
         )
-    for p in ingest.problems:
-        console.print(
-            _indent(Text.assemble(("problem", "yellow"), P(f" {p.file}: {R(p.problem)}")))
-        )
-    for p in ingest.skipped:
-        console.print(_indent(Text.assemble(("skipped", "dim"), P(f" {p.file}: {R(p.problem)}"))))
+    for label, style, items in (
+        ("problem", "yellow", ingest.problems),
+        ("skipped", "dim", ingest.skipped),
+    ):
+        for kind in C.by_kind(items, lambda p: p.problem):
+            for p in kind[:PER_KIND]:
+                console.print(
+                    _indent(Text.assemble((label, style), P(f" {p.file}: {R(p.problem)}")))
+                )
+            if len(kind) > PER_KIND:
+                more = len(kind) - PER_KIND
+                console.print(
+                    _indent(
+                        Text(
+                            f"… {label} in {more:,} more file{'s' * (more > 1)} for the same "
+                            "reason (every file is named in the JSON report: --json FILE)",
+                            style=style,
+                        )
+                    )
+                )
 
 
 def print_report(run: Run, console: Console, *, redact: bool = True) -> None:
