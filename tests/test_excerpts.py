@@ -145,8 +145,11 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: benign-clean untouched (measurements/fresh24-untouched.txt, at 71502e7) and its floors are that
 #: figure (not tuned on); ``all`` stays at 0.91 / 0.97 with it (614/674 = 91.1% recall, 293/300 =
 #: 97.7% benign-clean).
-MIN_EXCERPTS = 974
-MIN_BENIGN = 300
+#: ``fresh25`` (20 excerpts, 7 benign; issue threads aimed at hangs and stragglers — Horovod's
+#: stall inspector —, start-up waits, deadlines and launchers' formats) raised them again (974 ->
+#: 994 excerpts, 300 -> 307 benign).
+MIN_EXCERPTS = 994
+MIN_BENIGN = 307
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -229,7 +232,7 @@ MIN_BENIGN_CLEAN = {
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh25"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh26"})
 
 
 def _rows() -> list[dict[str, str]]:

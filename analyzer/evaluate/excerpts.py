@@ -53,6 +53,7 @@ NAMED_SPLITS = (
     "fresh22",
     "fresh23",
     "fresh24",
+    "fresh25",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
