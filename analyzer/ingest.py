@@ -211,11 +211,25 @@ class _Stream:
             self.data = None
 
 
+#: A line of a paste's decoration, no word in it: a Markdown fence, a ruler, a lone bracket
+_DECORATION = r"^[^\p{L}\p{N}]*$"
+
+
 def _split_by_rank(p: Parsed) -> list[tuple[pa.Table, str | None]]:
+    """A file's events parted by the rank a launcher's prefix gave each line; the lines with
+    no rank are the file's own stream, unless they are only a paste's decoration (a Markdown
+    fence around mpirun's tagged lines): those belong to the rank of the lines around them."""
     table = p.parsed.table  # type: ignore[union-attr]
     ranks = pc.unique(table["rank"]).drop_null().to_pylist()
     if not ranks:
         return [(table, None)]
+    unranked = pc.is_null(table["rank"])
+    if (
+        pc.any(unranked).as_py()
+        and pc.all(pc.match_substring_regex(table["message"].filter(unranked), _DECORATION)).as_py()
+    ):
+        rank = pc.fill_null_backward(pc.fill_null_forward(table["rank"].combine_chunks()))
+        table = table.set_column(table.schema.get_field_index("rank"), "rank", rank)
     out = []
     for rank in sorted(ranks, key=lambda r: (len(r.lstrip("0")), r)):
         out.append((table.filter(pc.fill_null(pc.equal(table["rank"], rank), False)), rank))

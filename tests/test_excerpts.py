@@ -147,7 +147,14 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: 97.7% benign-clean).
 #: ``fresh25`` (20 excerpts, 7 benign; issue threads aimed at hangs and stragglers — Horovod's
 #: stall inspector —, start-up waits, deadlines and launchers' formats) raised them again (974 ->
-#: 994 excerpts, 300 -> 307 benign).
+#: 994 excerpts, 300 -> 307 benign); it was 5/13 recall and 7/7 benign-clean untouched
+#: (measurements/fresh25-untouched.txt, at a544003, and again at main's merge): Horovod's stall
+#: report was read by no rule when a paste wrapped its first line or held only its per-tensor
+#: lines, and was collective_error where it was read. After reading it as the taxonomy's hang
+#: (and relabelling fresh3's and fresh4's two excerpts of the same report from collective_error
+#: to hang, by the taxonomy) and PyTorch's "Some NCCL operations have failed or timed out" as
+#: the consequence of the line before it, 11/13; ``all`` 626/687 (91.1%) recall, 300/307 (97.7%)
+#: benign-clean.
 MIN_EXCERPTS = 994
 MIN_BENIGN = 307
 MIN_RECALL = {
@@ -191,6 +198,10 @@ MIN_RECALL = {
     # fresh24-untouched-at-merge.txt); 12/14 after macOS dyld's "Symbol not found" was read
     # as a version mismatch (all-after-fresh24-fixes.txt)
     "fresh24": 0.85,
+    # fresh25: 5/13 untouched (measurements/fresh25-untouched.txt, and again at main's merge:
+    # fresh25-untouched-at-merge.txt); 11/13 after Horovod's stall report was read as a hang
+    # and PyTorch's NCCL notice as a consequence (all-after-fresh25-fixes.txt)
+    "fresh25": 0.84,
     "all": 0.91,
 }
 MIN_BENIGN_CLEAN = {
@@ -227,6 +238,8 @@ MIN_BENIGN_CLEAN = {
     "fresh23": 1.00,
     # fresh24: 6/6 untouched (measurements/fresh24-untouched.txt)
     "fresh24": 1.00,
+    # fresh25: 7/7 untouched (measurements/fresh25-untouched.txt)
+    "fresh25": 1.00,
     # all: 0.98 before fresh21; 272/279 (97.5%) with its three benign misses left
     "all": 0.97,
 }

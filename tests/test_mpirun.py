@@ -127,3 +127,21 @@ def test_a_rank_that_spoke_only_after_its_peers_timed_out_was_waited_on(tmp_path
         MPI / name, tmp_path, job, without("timed out", "DEADLINE_EXCEEDED", "DeadlineExceeded")
     )
     assert (bare.root_cause.node, bare.root_cause.category) != ("worker:1", "deadline_exceeded")
+
+
+def test_a_pastes_fences_around_one_ranks_tagged_lines_are_that_ranks(tmp_path: Path):
+    """A paste of one rank's tagged lines inside a Markdown fence is that rank's excerpt: the
+    fence lines (no word in them) go with the lines around them, not to a node of their own."""
+    run = MPI / "kill-worker-training-mpi_tag_output"
+    tagged = [
+        line
+        for f in sorted(run.glob("*.out"))
+        for line in f.read_text().splitlines()
+        if line.startswith("[1,1]<") and " loss " in line  # its step lines: they name no task
+    ][:40]
+    assert len(tagged) >= 10
+    paste = tmp_path / "paste.txt"
+    paste.write_text("```\n" + "\n".join(tagged) + "\n```\n\n")
+    loaded = analyzer.load(paste)
+    assert [n.node for n in loaded.diagnosis.nodes if n.files] == ["worker:1"]
+    assert loaded.ingest.lines_in_timeline + loaded.ingest.lines_rejected == len(tagged) + 3
