@@ -296,7 +296,8 @@ class Tmux:
         for t in self.tasks:  # each task as the lab's process table has it
             n = t["node"]
             task = LauncherTask(self, n, f"tmux window {window(n)}")
-            lab.procs[n] = Proc(n, task, self.log_path(n), now, reader=lambda n=n: self.read(n))
+            log = Path(lab.out_dir) / log_name(self.naming, n)  # as the lab has it (-o relative)
+            lab.procs[n] = Proc(n, task, log, now, reader=lambda n=n: self.read(n))
         threading.Thread(target=self._find_tasks, daemon=True, name="tmux-windows").start()
 
     def type_command(self, node: str) -> None:
