@@ -41,7 +41,8 @@ a window the operator never opened (its address still in the cluster).
 Each task's python is found among the descendants of its window's pane process, its end read
 from the kernel's exit events (:class:`analyzer.lab.mpi.ExitEvents`). tmux writes no file of its
 own: the run folder holds only ``logs/``. The lab follows each task's progress in the layout's
-own file (the capture layout: a pipe-pane of the lab's into its scratch, not part of the run).
+own file (the capture layout: a pipe-pane of the lab's into ``_tmux_watch/`` in the run folder,
+removed once the run is recorded: not part of the run).
 What was typed, tmux's configuration and the operator's commands are kept in truth.json. No
 TensorFlow import here.
 """
@@ -70,6 +71,7 @@ LOG_DIR = "logs"
 WIDTH, HEIGHT = 200, 50  # the detached session's size (a maximised terminal)
 HISTORY_LIMIT = 2000  # tmux's default history-limit (not set in tmux.conf)
 STOP_WAIT = 7  # seconds the operator waits after a Ctrl-C before ending the session
+WATCH_DIR = "_tmux_watch"  # the lab's pipe-pane copies in the capture layout (removed)
 SUFFIX = {"tmux_pipe": ".log", "tmux_script": ".typescript", "tmux_capture": ".txt"}
 OUTPUT_FORMS = {
     "tmux_pipe": f"tmux pipe-pane -o 'cat >> {LOG_DIR}/#{{window_name}}.log' on each window "
@@ -185,7 +187,10 @@ class Tmux:
         self.captured = False
         self.outlived: list[str] = []
         self._done = False
-        self.watch_dir = self.scratch / "tmux-watch"
+        # the lab's own copy of each capture-layout window's stream (it follows progress and
+        # reads what came after the fault in it after the lab's cleanup removed its scratch):
+        # in the run folder until finish() removes it
+        self.watch_dir = self.out_dir / WATCH_DIR
 
     # ------------------------------------------------------------------ tmux
     def tmux(self, *words: str, stdout=None, record: bool = True) -> str:
@@ -254,7 +259,8 @@ class Tmux:
                 self.naming, t["node"], t["python"], t["script"], t["args"], own
             )
         (self.out_dir / LOG_DIR).mkdir(parents=True, exist_ok=True)
-        self.watch_dir.mkdir(parents=True, exist_ok=True)
+        if self.naming == "tmux_capture":
+            self.watch_dir.mkdir(parents=True, exist_ok=True)
         conf = self.scratch / "tmux.conf"
         conf.write_text(CONF, encoding="utf-8")
         self.exits = ExitEvents()
@@ -425,6 +431,9 @@ class Tmux:
         """tmux leaves no job-level file; what was typed and done goes into truth."""
         if self.exits is not None:
             self.exits.close()
+        import shutil
+
+        shutil.rmtree(self.watch_dir, ignore_errors=True)
         truth["launcher_files"] = []
         truth["tmux"] = {
             "output": OUTPUT_FORMS[self.naming],
