@@ -396,12 +396,13 @@ def test_corpus_truth(truth_path: Path):
     for ev in truth["evidence"]:
         lines = _read(folder / ev["file"]).splitlines()
         assert lines[ev["line_no"] - 1].startswith(ev["text"][:200])
-    if "kubernetes" in truth or "compose" in truth or "systemd" in truth or "runit" in truth:
+    if any(k in truth for k in ("kubernetes", "compose", "systemd", "runit", "tmux")):
         # a TFJob's pods' logs hold only what the containers wrote (analyzer/lab/kubernetes.py),
         # so do a compose project's containers' (analyzer/lab/compose.py); the hosts' journals
         # hold systemd's own lines about the units it stopped (analyzer/lab/systemd.py); runit
         # writes no file of its own, each service's svlogd directory is its task's
-        # (analyzer/lab/runit.py)
+        # (analyzer/lab/runit.py); nor does tmux, each window's log is its task's
+        # (analyzer/lab/tmux.py)
         assert truth["launcher_files"] == []
     elif truth["ended_by"] == "launcher_timeout":
         # the lab's launcher.log, or a scheduler's own output (Slurm's slurm-<jobid>.out)

@@ -32,6 +32,7 @@ from pathlib import Path
 from . import compose, honcho, kubernetes, mpi, pdsh, runit, slurm, spark, supervisord, systemd
 from . import parallel as gnu_parallel
 from . import ray as raylab
+from . import tmux as tmuxlab
 from ._runner import TASKS_DIR, Lab, first_existing, free_ports, rotate, task_name, utc_now
 
 ALT_PYTHON_ENV = "TFDIAG_LAB_ALT_PYTHON"
@@ -106,6 +107,8 @@ class Style:
     # script building TF_CONFIG from its {1} {2} arguments: analyzer/lab/parallel.py)
     # or "runit" (one real runsvdir runs every task as a runit service, TF_CONFIG exported by
     # its run script, its output logged by svlogd: analyzer/lab/runit.py)
+    # or "tmux" (one real tmux server, one window per task, each task's command with its
+    # exported TF_CONFIG typed into its window's shell: analyzer/lab/tmux.py)
     config: str = "tf_config"
     # The file namings the style's cells rotate over (default: NAMINGS).
     namings: tuple[str, ...] = ()
@@ -828,6 +831,53 @@ STYLES: dict[str, Style] = {
             config="runit",
             namings=runit.NAMINGS,
         ),
+        Style(
+            name="mwms_tmux",
+            script="mwms_keras.py",
+            jobs=(("worker", 3),),
+            cluster="3 workers (MultiWorkerMirroredStrategy, tf.keras Model.fit with its "
+            "interactive progress bar, worker 0 hosting the coordination service and "
+            "checkpointing) on one bare host run by hand in a real tmux (3.3a): one detached "
+            "session on a private socket, one window per task (worker-0..worker-2), each "
+            "window's login shell getting 'export TF_CONFIG=...; python -u mwms_keras.py ...' "
+            "typed into it (tmux send-keys); the output through each window's pty (CRLF line "
+            "ends, Keras's \\r/\\b progress-bar redraws), recorded raw as a tmux user "
+            "collects it: tmux pipe-pane -o 'cat >> logs/#{window_name}.log' set before the "
+            "command, or the command run under util-linux script -q -f "
+            "logs/worker-N.typescript (its header and footer lines), or no log during the run "
+            "and each window's history saved at the end with tmux capture-pane -p -J -S - > "
+            "logs/worker-N.txt (history-limit 2000, remain-on-exit on)",
+            # the task program of mwms_keras / mwms_compose with --fit-verbose 1 (fit's progress
+            # bar; its default stays 2). The operator's Ctrl-C is tmux send-keys C-c (SIGINT to
+            # the window's foreground python: KeyboardInterrupt); the job's time limit is a
+            # Ctrl-C in every window whose python still runs; the operator's end of a job is a
+            # Ctrl-C in the windows still running, 7 s, the windows saved (capture layout),
+            # then tmux kill-server (SIGHUP to every pane's shell, which hangs up its jobs); a
+            # job cancelled as a whole (preempt_job) is tmux kill-session mid-training (the
+            # capture layout's windows saved just before). A preemption is SIGTERM from outside
+            # to the task's python (as a host's preemption; SIGKILL after the grace), a kill
+            # its SIGKILL, a stall SIGSTOP (its shell then reports it Stopped). tmux writes no
+            # line of its own into the logs. A task started late is a command typed into its
+            # window later; a missing task is a window the operator never opened (its address
+            # still in the cluster). No preemption handler: mwms_keras has none (as
+            # mwms_compose), so a SIGTERM ends the python at once.
+            roles={"chief": "worker:0", "worker": "worker:1", "last": "worker:2"},
+            train_nodes=("worker:0", "worker:1", "worker:2"),
+            progress_node="worker:0",
+            step_re=r"step (\d+)/\d+ loss",
+            steps=60,
+            args=("--step-sleep", "0.1", "--epochs", "3", "--fit-verbose", "1"),
+            ckpt_args=("--ckpt-dir", "{scratch}/ckpt", "--ckpt-rounds", "4"),
+            ckpt_node="worker:0",
+            ckpt_re=r"saving checkpoint .*ckpt-1\.h5$",
+            timeout_args=("--collective-timeout", "5"),
+            python_log=("worker:0", "worker:1", "worker:2"),
+            pod_prefix="mwms-tmux",
+            feed_dtype="string",  # Keras casts int64 features to float32 without a word
+            naming_start=0,
+            config="tmux",
+            namings=tmuxlab.NAMINGS,
+        ),
     ]
 }
 
@@ -921,6 +971,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", 3),
                 ("mwms_pdsh", 3),
                 ("mwms_runit", 3),
+                ("mwms_tmux", 3),
             ),
         ),
         Fault(
@@ -1081,18 +1132,23 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "chief", "startup"),
                 ("mwms_pdsh", "chief", "startup"),
                 ("mwms_runit", "chief", "startup"),
+                ("mwms_tmux", "chief", "startup"),
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
                 ("mwms_runit", "chief", "training"),
+                ("mwms_tmux", "chief", "training"),
                 ("mwms_honcho", "worker", "checkpoint"),
                 ("mwms_pdsh", "worker", "checkpoint"),
                 ("mwms_runit", "worker", "checkpoint"),
+                ("mwms_tmux", "worker", "checkpoint"),
                 ("mwms_honcho", "chief", "checkpoint"),
                 ("mwms_pdsh", "chief", "checkpoint"),
                 ("mwms_runit", "chief", "checkpoint"),
+                ("mwms_tmux", "chief", "checkpoint"),
             ),
             sig=signal.SIGKILL,
             exit_code=-9,
@@ -1143,6 +1199,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
                 ("mwms_runit", "chief", "training"),
+                ("mwms_tmux", "chief", "training"),
             ),
             sig=signal.SIGTERM,
             evidence=(),
@@ -1165,6 +1222,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
                 ("mwms_runit", "chief", "training"),
+                ("mwms_tmux", "chief", "training"),
                 # SIGTERM to GNU parallel (the CI's cancel): it stops every job (--termseq)
                 ("pss_parallel", "chief", "training"),
             ),
@@ -1215,12 +1273,14 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
                 ("mwms_runit", "chief", "training"),
+                ("mwms_tmux", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1276,12 +1336,14 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("mwms_mpi", "chief", "training"),
                 ("mwms_honcho", "chief", "training"),
                 ("mwms_pdsh", "chief", "training"),
                 ("mwms_runit", "chief", "training"),
+                ("mwms_tmux", "chief", "training"),
                 ("mwms_spark", "chief", "training"),
                 ("mwms_ray", "chief", "training"),
                 ("tf1_supervisord", "ps", "training"),
@@ -1313,6 +1375,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1339,6 +1402,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
             ),
@@ -1374,6 +1438,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1413,6 +1478,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1452,6 +1518,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "chief", "startup"),
                 ("mwms_pdsh", "chief", "startup"),
                 ("mwms_runit", "chief", "startup"),
+                ("mwms_tmux", "chief", "startup"),
                 ("mwms_spark", "chief", "startup"),
                 ("mwms_ray", "chief", "startup"),
                 ("tf1_supervisord", "ps", "startup"),
@@ -1489,6 +1556,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1524,6 +1592,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1559,6 +1628,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1593,6 +1663,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1633,6 +1704,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "last", "startup"),
                 ("mwms_pdsh", "last", "startup"),
                 ("mwms_runit", "last", "startup"),
+                ("mwms_tmux", "last", "startup"),
                 ("mwms_spark", "last", "startup"),
                 ("mwms_ray", "last", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1671,6 +1743,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("mwms_ray", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
@@ -1704,6 +1777,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1746,6 +1820,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "training"),
                 ("mwms_pdsh", "worker", "training"),
                 ("mwms_runit", "worker", "training"),
+                ("mwms_tmux", "worker", "training"),
                 ("mwms_spark", "worker", "training"),
                 ("mwms_ray", "worker", "training"),
                 ("tf1_supervisord", "worker", "training"),
@@ -1784,6 +1859,7 @@ FAULTS: dict[str, Fault] = {
                 ("mwms_honcho", "worker", "startup"),
                 ("mwms_pdsh", "worker", "startup"),
                 ("mwms_runit", "worker", "startup"),
+                ("mwms_tmux", "worker", "startup"),
                 ("mwms_spark", "worker", "startup"),
                 ("tf1_supervisord", "worker", "startup"),
             ),
@@ -1897,6 +1973,8 @@ def file_name(naming: str, style: Style, node: str, seed: int) -> str:
         return f"{supervisord.program(node)}.log"
     if naming in runit.NAMINGS:
         return f"{runit.LOG_ROOT}/{runit.service(node)}/current"
+    if naming in tmuxlab.NAMINGS:
+        return tmuxlab.log_name(naming, node)
     base = "chief" if job == "chief" else f"{job}-{index}"
     return f"{base}.log"
 
@@ -2357,6 +2435,7 @@ class _Run:
     par: gnu_parallel.Parallel | None = None  # the parallel style's one real GNU parallel
     pdsh: pdsh.Pdsh | None = None  # the pdsh style's one real pdsh (its output)
     runit: runit.Runit | None = None  # the runit style's one real runsvdir (its services)
+    tmux: tmuxlab.Tmux | None = None  # the tmux style's one real tmux server (its windows)
 
 
 def _port_bases(style: Style, fault: Fault, cluster: dict, target, extra: dict) -> dict:
@@ -2558,6 +2637,14 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         lab.job_log = run.runit.job_event
         lab.job_ends_tasks = True  # the operator's sv force-stop ends the services
         run.extra["runit_output"] = runit.OUTPUT_FORMS[cell.naming]
+    if style.config == "tmux":
+        missing = tmuxlab.check(cell.naming)
+        if missing:
+            raise CellError(missing)
+        run.tmux = tmuxlab.Tmux(lab.out_dir, cell.naming, cell.seed, nodes, lab.scratch)
+        lab.job_log = run.tmux.job_event
+        lab.job_ends_tasks = True  # the operator's Ctrl-C and kill-server end the tasks
+        run.extra["tmux_output"] = tmuxlab.OUTPUT_FORMS[cell.naming]
 
     def start(node: str, log_rel: str | None = None) -> None:
         args = list(base)
@@ -2617,7 +2704,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             log_style = "python" if node in style.python_log else "absl"
             plan.setdefault("node_env", {})[key] = {"TFDIAG_LAB_LOG_STYLE": log_style, **node_env}
             return
-        if style.config in ("supervisord", "runit"):  # a [program:...], a runit service
+        if style.config in ("supervisord", "runit", "tmux"):  # a [program:...], a service,
+            # a tmux window
             log_style = "python" if node in style.python_log else "absl"
             program_env = {
                 "PYTHONUNBUFFERED": "1",
@@ -2630,7 +2718,7 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             }
             if tf_config is not None:
                 program_env = {"TF_CONFIG": json.dumps(tf_config), **program_env}
-            (run.sup or run.runit).add(
+            (run.sup or run.runit or run.tmux).add(
                 node,
                 python or sys.executable,
                 TASKS_DIR / style.script,
@@ -2705,11 +2793,16 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     )
     for node in nodes:
         if node in run.missing or (
-            node in delayed and not inside and run.sup is None and run.runit is None
+            node in delayed
+            and not inside
+            and run.sup is None
+            and run.runit is None
+            and run.tmux is None
         ):
             continue
         start(node)  # supervisord: a delayed program is in the configuration, autostart=false
-        # (runit: a delayed service is written, started later by sv once)
+        # (runit: a delayed service is written, started later by sv once; tmux: a delayed
+        # task's window is opened, its command typed later)
     if run.sup is not None:
         try:
             run.sup.launch(lab)
@@ -2735,6 +2828,12 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
         except RuntimeError as exc:
             raise CellError(str(exc)) from exc
         run.extra["runsvdir_started_utc"] = utc_now()
+    if run.tmux is not None:
+        try:
+            run.tmux.launch(lab)
+        except RuntimeError as exc:
+            raise CellError(str(exc)) from exc
+        run.extra["tmux_started_utc"] = utc_now()
     if run.mpi is not None:
         run.mpi.launch(lab, _mpi_env(lab, env))
         run.extra["mpirun_started_utc"] = utc_now()
@@ -2769,8 +2868,9 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
     for node, delay in delayed.items():
         time.sleep(delay)
         run.extra.setdefault("late_start_utc", {})[node] = utc_now()
-        if run.sup is not None or run.runit is not None:  # supervisorctl start, sv once
-            (run.sup or run.runit).start_program(node)
+        if run.sup is not None or run.runit is not None or run.tmux is not None:
+            # supervisorctl start, sv once, the command typed into its tmux window
+            (run.sup or run.runit or run.tmux).start_program(node)
         elif not inside:
             start(node)
         if fault.kind == "late":
@@ -2814,6 +2914,8 @@ def _launch(lab: Lab, cell: Cell, style: Style, fault: Fault) -> _Run:
             run.pdsh.terminate()
         elif run.runit is not None:  # ... or the host going down (runit's stage 3)
             run.runit.terminate()
+        elif run.tmux is not None:  # ... or tmux kill-session (SIGHUP to every window)
+            run.tmux.terminate()
         else:
             run.mpi.signal_mpirun(fault.sig, "cancel")
         run.offsets = {n: len(lab.read(n)) for n in lab.procs}
@@ -2931,6 +3033,8 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         deleted = set(run.pdsh.stopped_by_pdsh())
     if run.runit is not None:  # the services the operator force-stopped (sv force-stop)
         deleted = set(run.runit.operator_stopped)
+    if run.tmux is not None:  # the windows the operator Ctrl-C'd or hung up (kill-server)
+        deleted = set(run.tmux.operator_stopped)
     failed = [n for n in started if codes.get(n) not in (0, None) and n not in deleted]
     peers = [n for n in started if n != target]
     stalled = run.ended_by == "launcher_timeout"
@@ -2980,6 +3084,9 @@ def _settle(lab: Lab, cell: Cell, style: Style, fault: Fault, run: _Run, codes: 
         # SIGTERM'), as does Ray's end of a job's actors once its driver is gone
         if style.config == "ray":
             hup = (1,)
+        # tmux kill-session: the pane's shell hangs up its jobs (SIGHUP)
+        if fault.name == "preempt_job" and style.config == "tmux":
+            hup = (-1,)
         if codes.get(target) not in (-15, -9, 42, 143, *hup):
             raise CellError(f"{target} exit code {codes.get(target)} after SIGTERM")
         if run.ray is not None and target in run.ray.finished:
@@ -3212,6 +3319,14 @@ RUNIT_TIMEOUT_NOTE = (
 )
 
 
+TMUX_TIMEOUT_NOTE = (
+    " The job stopped making progress; the operator pressed Ctrl-C in every window whose "
+    "python still ran (tmux send-keys C-c: SIGINT to the window's foreground process group), "
+    f"waited {tmuxlab.STOP_WAIT} s, then ended the session with tmux kill-server (SIGHUP to every "
+    "pane's shell, which hangs up its jobs); tmux wrote no line of it."
+)
+
+
 MPI_TIMEOUT_NOTE = (
     " The job stopped making progress; the launcher ended it as a batch system's time limit "
     "does (SIGTERM to every process of the job, mpirun and its ranks; SIGKILL 5 s later); "
@@ -3284,6 +3399,11 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         for n, files in node_files.items():
             if not files:
                 raise CellError(f"{n}'s service left no svlogd file")
+    if run.tmux is not None:
+        node_files = {n: run.tmux.node_files(n) for n in lab.procs}
+        for n, files in node_files.items():
+            if not files:
+                raise CellError(f"{n}'s tmux window left no log")
     if run.par is not None:
         node_files = {n: run.par.node_files(n) for n in lab.procs}
         for n, files in node_files.items():
@@ -3342,6 +3462,13 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (pdsh sends no SIGCONT; its "
             "abort's SIGINT stays pending) until the lab's SIGKILL at the end of the run."
         )
+    elif run.stopped and run.tmux is not None:
+        notes += (
+            f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped (its window's shell reported "
+            "it Stopped and took the terminal back, so the operator's Ctrl-C reached the shell, "
+            "not the python) until tmux kill-server hung up its shell, which sent its stopped "
+            "job SIGHUP and SIGCONT, or the lab's SIGKILL at the end of the run."
+        )
     elif run.stopped and run.runit is not None:
         notes += (
             f" {', '.join(sorted(run.stopped))} stayed SIGSTOPped until the operator's sv "
@@ -3383,6 +3510,8 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
         notes += PDSH_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout" and style.config == "runit":
         notes += RUNIT_TIMEOUT_NOTE
+    elif run.ended_by == "launcher_timeout" and style.config == "tmux":
+        notes += TMUX_TIMEOUT_NOTE
     elif run.ended_by == "launcher_timeout":
         notes += (
             " The job stopped making progress; the launcher ended it (SIGTERM to every "
@@ -3572,6 +3701,25 @@ def run_cell(cell: Cell, out_dir: Path, *, timeout: float = 200.0) -> dict:
                 f"{runit.STOP_WAIT} s), then sv exit."
             )
         run.runit.finish(truth)
+        truth["node_log_summary"] = node_log_summary(out_dir, truth)
+    if run.tmux is not None:
+        if cell.fault == "preempt":
+            truth["notes"] += (
+                f" The preemption is SIGTERM from outside to {run.target}'s python (the "
+                f"foreground job of tmux window {tmuxlab.window(run.target)}), SIGKILL after "
+                f"{PREEMPT_GRACE:.0f} s if it is still there."
+            )
+        if cell.fault == "preempt_job":
+            truth["notes"] += (
+                f" The job was cancelled as a whole: tmux kill-session -t {tmuxlab.SESSION} "
+                "mid-training (SIGHUP to every pane's shell, which hangs up its python)"
+                + (
+                    ", each window saved with capture-pane just before."
+                    if cell.naming == "tmux_capture"
+                    else "."
+                )
+            )
+        run.tmux.finish(truth)
         truth["node_log_summary"] = node_log_summary(out_dir, truth)
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
     return truth

@@ -408,6 +408,9 @@ def add_keras_mwms_args(p) -> None:
     p.add_argument("--feature-dim", type=int, default=16)
     p.add_argument("--collective-timeout", type=float, default=0.0)
     p.add_argument("--save-h5", default="")
+    # fit's verbose: 2 (one line per epoch, the default), 1 (the interactive progress bar, as a
+    # task run by hand in a terminal shows it: mwms_tmux)
+    p.add_argument("--fit-verbose", type=int, default=2)
     add_fault_args(p)
 
 
@@ -454,7 +457,7 @@ def keras_mwms_fit(tf, keras, log: logging.Logger, args, callbacks=()) -> None:
         make_ds(),
         epochs=args.epochs,
         steps_per_epoch=steps_per_epoch,
-        verbose=2,
+        verbose=getattr(args, "fit_verbose", 2),
         callbacks=[
             keras_step_logger(keras, tf, log, args, steps_per_epoch * args.epochs),
             *callbacks,
