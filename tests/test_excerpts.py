@@ -155,8 +155,11 @@ CORPUS = ROOT / "tests" / "corpus" / "excerpts"
 #: to hang, by the taxonomy) and PyTorch's "Some NCCL operations have failed or timed out" as
 #: the consequence of the line before it, 11/13; ``all`` 626/687 (91.1%) recall, 300/307 (97.7%)
 #: benign-clean.
-MIN_EXCERPTS = 994
-MIN_BENIGN = 307
+#: ``fresh26`` (20 excerpts, 7 benign; issue threads aimed at distributed TensorFlow proper — ps/worker
+#: clusters, Estimator, MultiWorkerMirroredStrategy, TFJob, TensorFlowOnSpark, Cloud ML Engine — and
+#: the rarer families) raised them again (994 -> 1014 excerpts, 307 -> 314 benign).
+MIN_EXCERPTS = 1014
+MIN_BENIGN = 314
 MIN_RECALL = {
     "tune": 1.00,
     "holdout": 1.00,
@@ -245,7 +248,7 @@ MIN_BENIGN_CLEAN = {
 }
 #: Batches committed before analyzer/evaluate/excerpts.py knows their name (it learns it when the
 #: batch is measured once, untouched); their rows are valid with the batch as their split.
-NEW_BATCHES: frozenset[str] = frozenset({"fresh26"})
+NEW_BATCHES: frozenset[str] = frozenset({"fresh27"})
 
 
 def _rows() -> list[dict[str, str]]:

@@ -54,6 +54,7 @@ NAMED_SPLITS = (
     "fresh23",
     "fresh24",
     "fresh25",
+    "fresh26",
 )
 SPLITS = (*NAMED_SPLITS, "all")
 FRESH = "fresh"
