@@ -93,6 +93,13 @@ def _format_offsets(line: str, formats: list[re.Pattern]) -> list[int]:
     return found
 
 
+#: Keras's progress bar redrawn without a newline, a log line glued after its text (see
+#: analyzer.formats.events._BAR_GLUED): the bar's text, up to the log line's own prefix
+_BAR_GLUE = re.compile(
+    r"\d+/\d+ \[[=>.]*\][^\n]*?(?=\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d)"
+)
+
+
 def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None] | None:
     """A wrapper pattern for the prefix most of ``lines`` carry, and the group naming a line's
     source in it (``rank``) if any; ``None`` when the lines carry no common prefix.
@@ -102,8 +109,9 @@ def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None]
     reads as a Python logging line, and as a python_basic one behind a timestamp): each offset
     is a candidate, and the prefix is the shape most lines share.
     """
-    # (the prefix is in a line's first characters: a 100 MB line is not copied or scanned)
-    lines = [head for s in lines if (head := s[:_MAX_LINE]).strip()]
+    # (the prefix is in a line's first characters: a 100 MB line is not copied or scanned;
+    # a log line glued to a progress bar's last redraw is seen from its own start)
+    lines = [_BAR_GLUE.sub("", head, count=1) for s in lines if (head := s[:_MAX_LINE]).strip()]
     if len(lines) < 3:
         return None
     candidates: list[list[str]] = []  # per line that holds a format after some text

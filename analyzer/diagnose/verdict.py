@@ -57,8 +57,14 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     spec_odd = node in ev.consistency.spec_outliers
     if c.intrinsic is not None:
         category = str(c.intrinsic["category"])
+        pattern = c.intrinsic.get("pattern_id")
         if spec_odd and category in SPEC_CONSEQUENCES:
             return "cluster_spec_mismatch", None
+        if pattern in FROZE:
+            # its own lines say it froze, alive: it failed of its peers' wait on it
+            return _peers_gave_up(node, ev) or "hang", pattern
+        if pattern in BARE_KILL and _stopped_before_killed(node, c, ev):
+            return "preemption", None
         if category == "preemption" and node == ev.woken_waited_on():
             # the SIGTERM that ended the job woke it: its peers had timed out waiting on it
             return _waited_on_category(node, ev), None
@@ -119,6 +125,26 @@ def _root_category(node: str, c: Candidate, ev: Case) -> tuple[str, str | None]:
     if not own.empty:
         return str(own.iloc[0]["category"]), own.iloc[0].get("pattern_id")
     return "node_crash", None
+
+
+#: Findings whose line says the task's process was stopped (frozen, alive), not that it died.
+FROZE = frozenset({"process.shell_job_stopped"})
+#: Findings whose line says only that SIGKILL came, naming no sender (the shell's "Killed"): the
+#: OOM killer's usual word, and also a stopper's escalation after its SIGTERM's grace.
+BARE_KILL = frozenset({"memory.shell_killed"})
+
+
+def _stopped_before_killed(node: str, c: Candidate, ev: Case) -> bool:
+    """Was the SIGKILL that ``node``'s bare kill line reports the escalation of a stop: did the
+    task first log that it was told to stop (TF's ``SIGTERM caught``, a preemption notice:
+    :meth:`Case.notices`), not stopped together with the whole job? The OOM killer sends no
+    SIGTERM first; Kubernetes, Slurm, systemd and runit send SIGKILL after a grace."""
+    notice = ev.notices().get(node)
+    if notice is None:
+        return False
+    told = _utc(pd.Series([notice.get("ts")])).iloc[0]
+    killed = _utc(pd.Series([c.intrinsic.get("ts")])).iloc[0]  # type: ignore[union-attr]
+    return bool(pd.notna(told) and pd.notna(killed) and told <= killed)
 
 
 def _unplaced_errors(node: str, ev: Case) -> tuple[str, str | None] | None:
@@ -712,6 +738,15 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
         confidence *= 0.85
     if clock_dependent:
         confidence *= 0.8
+    ambiguity = _ambiguity(cands, ev, best.node, clock_dependent)
+    if pattern_id in BARE_KILL:
+        # the line says SIGKILL came, not who sent it: the category rests on what usually does
+        confidence *= 0.8
+        said = (
+            f"{best.node}'s 'Killed' names no sender: usually the kernel's OOM killer (dmesg "
+            "says so), but a kill -9 or a launcher's SIGKILL reads the same."
+        )
+        ambiguity = f"{ambiguity} {said}" if ambiguity else said
     notes.append(
         f"Verdict: {best.node} is the first failing node; what happened there: {category}"
         + (f" (rule {pattern_id})." if pattern_id else ".")
@@ -728,7 +763,7 @@ def _verdict(ev: Case, cands: list[Candidate], rules: Any, notes: list[str]) -> 
         pattern_id=pattern_id,
         remediation=(getattr(rule, "remediation", "") or "").strip()
         or DEFAULT_REMEDIATION.get(category),
-        ambiguity=_ambiguity(cands, ev, best.node, clock_dependent),
+        ambiguity=ambiguity,
     )
 
 

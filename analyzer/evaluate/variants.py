@@ -255,11 +255,12 @@ def _timed_lines(data: bytes, year: int, start: dt.datetime) -> list[tuple[dt.da
     return [(t or first, line) for t, line in out]
 
 
-def _source_name(files: list[str]) -> str:
-    """A node's name as its launcher shows it: the host folder its files are in, else its
-    first file's name without its log extension, rotation number or compression."""
+def _source_name(files: list[str], shared: set[str] = frozenset()) -> str:
+    """A node's name as its launcher shows it: the host folder its files are in (unless every
+    node's files are in it: a run's ``logs/``), else its first file's name without its log
+    extension, rotation number or compression."""
     first = Path(files[0])
-    if len(first.parts) > 1:
+    if len(first.parts) > 1 and first.parts[0] not in shared:
         return first.parts[0]
     name = re.sub(r"\.gz$", "", first.name)
     return re.sub(r"\.(log|out|err|stderr|stdout|txt)(\.\d+)?$", "", name) or name
@@ -284,8 +285,10 @@ def _write_prefixed(run: Path, out: Path, truth: dict, launcher: Launcher) -> se
     done: set[str] = set()
     merged: list[tuple[dt.datetime, int, int, bytes]] = []
     names: set[str] = set()
+    folders = [Path(fs[0]).parts[0] for fs in nodes.values() if len(Path(fs[0]).parts) > 1]
+    shared = {f for f in folders if len(nodes) > 1 and folders.count(f) == len(nodes)}
     for k, (_node, files) in enumerate(sorted(nodes.items())):
-        source = _source_name(files)
+        source = _source_name(files, shared)
         source = source if source not in names else f"{source}-{k}"  # as a launcher keeps apart
         names.add(source)
         timed: list[tuple[dt.datetime, bytes]] = []

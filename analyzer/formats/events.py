@@ -14,9 +14,39 @@ from analyzer.formats.sections import find as find_sections
 from analyzer.formats.select import Keep, select
 from analyzer.formats.wrappers import detect_wrapper, nested_wrapper, unwrap
 
+#: Keras's interactive progress bar (a terminal, a notebook) redraws itself with ``\r`` and no
+#: newline; a log line another thread writes meanwhile is glued to the bar's last text
+#: (``19/20 [====>.] - ETA: 0s - loss: 39.47542026-11-25 15:01:56,192 - INFO - ...``, TensorFlow's
+#: ``...loss: 38.4754E0000 00:00:1795618923.636966 ... ring_alg.cc:291] ...``). Such a line is
+#: read from the log line's own prefix on: its time and level are the log line's, the bar's
+#: redraw before it is no event of its own.
+_BAR_GLUED = (
+    r"^.*?\d+/\d+ \[[=>.]*\][^\n]*?"
+    r"(?P<line>(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d).*)$"
+)
+
+
+def _unglued(inner: pa.Array) -> pa.Array:
+    """``inner`` with each log line glued to a progress bar's text read from its own start."""
+    maybe = bools(pc.match_substring(inner, "] - "))
+    if not maybe.any():
+        return inner
+    rows = np.flatnonzero(maybe)
+    parts = pc.extract_regex(inner.take(pa.array(rows)), _BAR_GLUED)
+    ok = bools(parts.is_valid())
+    if not ok.any():
+        return inner
+    glued = rows[ok]
+    lines = parts.filter(pa.array(ok)).field("line").cast(inner.type)
+    index = np.full(len(inner), -1, dtype=np.int64)
+    index[glued] = np.arange(len(glued))
+    picked = lines.take(pa.array(np.maximum(index, 0)))
+    return pc.if_else(pa.array(index >= 0), picked, inner)
+
 
 def extract_formats(inner: pa.Array) -> pa.Table:
     """Apply every line format in turn to the lines no earlier one claimed."""
+    inner = _unglued(inner)
     n = len(inner)
     remaining = np.arange(n, dtype=np.int64)
     pieces: list[pa.Table] = []
