@@ -316,9 +316,11 @@ def _settle_recorded(folder: Path, codes: dict, offsets_at: dict[str, str]):
         truth["style"], truth["fault"], truth["target_role"], truth["phase"], "plain", 0
     )
     target = style.roles[truth["target_role"]]
-    run = matrix._Run(truth["nodes"], target, fault.category, stopped={target}, ended_by="exited")
+    run = matrix.launch._Run(
+        truth["nodes"], target, fault.category, stopped={target}, ended_by="exited"
+    )
     run.offsets = {n: lab.read(n).index(offsets_at[n]) for n in lab.procs if n in offsets_at}
-    matrix._settle(lab, cell, style, fault, run, codes)
+    matrix.settle._settle(lab, cell, style, fault, run, codes)
     return lab, run
 
 

@@ -116,21 +116,21 @@ def test_finish_lists_every_other_file_as_job_level(tmp_path):
 def test_the_plan_edits_the_gathered_cluster():
     style = matrix.STYLES["mwms_spark"]
     cluster = {"worker": ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]}
-    specs = {n: matrix._tfc(cluster, n) for n in NODES}
+    specs = {n: matrix.launch._tfc(cluster, n) for n in NODES}
     fault = matrix.FAULTS["wrong_address"]
-    run = matrix._Run(NODES, "worker:1", fault.category)
+    run = matrix.launch._Run(NODES, "worker:1", fault.category)
     run.extra = {"peer": "worker:0", "wrong_address": "127.0.0.1:9", "right_address": "x"}
-    plan = matrix._spark_plan(style, fault, cluster, specs, "worker:1", run, {}, {})
+    plan = matrix.launch._spark_plan(style, fault, cluster, specs, "worker:1", run, {}, {})
     assert plan["spec"] == {"1": {"kind": "wrong_address", "peer": 0, "port": 9}}
     assert plan["env"]["TZ"] == "UTC" and "extra_workers" not in plan
-    missing = matrix._Run(NODES, "worker:2", "session_blocked", missing=["worker:2"])
-    plan = matrix._spark_plan(
+    missing = matrix.launch._Run(NODES, "worker:2", "session_blocked", missing=["worker:2"])
+    plan = matrix.launch._spark_plan(
         style, matrix.FAULTS["missing"], cluster, specs, "worker:2", missing, {}, {}
     )
     assert plan["extra_workers"] == ["127.0.0.1:3"]
-    dup = matrix._Run(NODES, "worker:1", "decide")
+    dup = matrix.launch._Run(NODES, "worker:1", "decide")
     dup.extra = {"shared_address": "127.0.0.1:1", "port_shared_with": "worker:0"}
-    plan = matrix._spark_plan(
+    plan = matrix.launch._spark_plan(
         style, matrix.FAULTS["dup_port"], cluster, specs, "worker:1", dup, {"worker:1": 3.0}, {}
     )
     assert plan["fixed_port"] == {"1": 1, "0": 1} and plan["delay"] == {"1": 3.0}

@@ -47,7 +47,7 @@ _ORDER = (
 _ALL: dict[str, Scenario] = {
     name: Scenario(name, desc, cat, fn, cluster) for name, desc, cat, cluster, fn in SCENARIO_FUNCS
 }
-# Named cells of the matrix (analyzer/lab/matrix.py): run by its generic launcher.
+# Named cells of the matrix (analyzer/lab/matrix/): run by its generic launcher.
 for _name, (_desc, _cell) in _matrix.NAMED.items():
     _ALL[_name] = Scenario(
         _name,
