@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 EXCERPT = 300
 MAX_NODES = 60
 MAX_GROUPS = 60
-#: problems (or skipped files) of one kind listed before the rest are counted
+#: problems (or skipped files) of one kind written out before the rest are named on one line
 PER_KIND = 5
 
 
@@ -289,13 +289,14 @@ def print_ingest(ingest: Ingest, console: Console, *, redact: bool = True) -> No
                     _indent(Text.assemble((label, style), P(f" {p.file}: {R(p.problem)}")))
                 )
             if len(kind) > PER_KIND:
-                more = len(kind) - PER_KIND
+                rest = kind[PER_KIND:]
+                names = ", ".join(p.file for p in rest)
                 console.print(
                     _indent(
-                        Text(
-                            f"… {label} in {more:,} more file{'s' * (more > 1)} for the same "
-                            "reason (every file is named in the JSON report: --json FILE)",
-                            style=style,
+                        Text.assemble(
+                            (label, style),
+                            P(f" the same for {len(rest):,} more file{'s' * (len(rest) > 1)}: "),
+                            P(names),
                         )
                     )
                 )
