@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from analyzer.formats.catalog import BAR_TEXT, GLUED_LINE_START
+
 #: where a known line format may start (absl, TF C++, Python logging, python_basic, traceback)
 _STARTS = re.compile(
     r"[IWEF]\d{4} \d\d:\d\d:\d\d"
@@ -93,11 +95,8 @@ def _format_offsets(line: str, formats: list[re.Pattern]) -> list[int]:
     return found
 
 
-#: Keras's progress bar redrawn without a newline, a log line glued after its text (see
-#: analyzer.formats.events._BAR_GLUED): the bar's text, up to the log line's own prefix
-_BAR_GLUE = re.compile(
-    r"\d+/\d+ \[[=>.]*\][^\n]*?(?=\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d)"
-)
+#: a log line glued to a progress bar's last redraw: the bar's text, up to the line's own prefix
+_BAR_GLUE = re.compile(f"{BAR_TEXT}(?={GLUED_LINE_START})")
 
 
 def learn(lines: list[str], formats: list[re.Pattern]) -> tuple[str, str | None] | None:

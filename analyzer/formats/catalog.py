@@ -180,3 +180,11 @@ TRACEBACK_JOINERS = (
     "During handling of the above exception, another exception occurred:",
     "The above exception was the direct cause of the following exception:",
 )
+
+#: Keras's interactive progress bar (a terminal, a notebook) redraws itself with ``\r`` and no
+#: newline; a log line another thread writes meanwhile is glued to the bar's last text
+#: (``19/20 [====>.] - ETA: 0s - loss: 39.47542026-11-25 15:01:56,192 - INFO - ...``, TensorFlow's
+#: ``...loss: 38.4754E0000 00:00:1795618923.636966 ... ring_alg.cc:291] ...``): the bar's text
+#: (``BAR_TEXT``) runs up to where the glued line's own prefix starts (``GLUED_LINE_START``).
+BAR_TEXT = r"\d+/\d+ \[[=>.]*\][^\n]*?"
+GLUED_LINE_START = r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d)"

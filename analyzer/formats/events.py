@@ -6,7 +6,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analyzer.formats.catalog import LEVELS, LINE_FORMATS, PART_FIELDS, TRACEBACK_START, Wrapper
+from analyzer.formats.catalog import (
+    BAR_TEXT,
+    GLUED_LINE_START,
+    LEVELS,
+    LINE_FORMATS,
+    PART_FIELDS,
+    TRACEBACK_START,
+    Wrapper,
+)
 from analyzer.formats.groups import attach_continuations, group_spans, joined
 from analyzer.formats.lines import Lines, ParsedLines, bools, decode, split_lines
 from analyzer.formats.repeats import collapse, templates
@@ -14,16 +22,9 @@ from analyzer.formats.sections import find as find_sections
 from analyzer.formats.select import Keep, select
 from analyzer.formats.wrappers import detect_wrapper, nested_wrapper, unwrap
 
-#: Keras's interactive progress bar (a terminal, a notebook) redraws itself with ``\r`` and no
-#: newline; a log line another thread writes meanwhile is glued to the bar's last text
-#: (``19/20 [====>.] - ETA: 0s - loss: 39.47542026-11-25 15:01:56,192 - INFO - ...``, TensorFlow's
-#: ``...loss: 38.4754E0000 00:00:1795618923.636966 ... ring_alg.cc:291] ...``). Such a line is
-#: read from the log line's own prefix on: its time and level are the log line's, the bar's
-#: redraw before it is no event of its own.
-_BAR_GLUED = (
-    r"^.*?\d+/\d+ \[[=>.]*\][^\n]*?"
-    r"(?P<line>(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d:\d\d).*)$"
-)
+#: A log line glued to a progress bar's last redraw (catalog.BAR_TEXT) is read from its own
+#: prefix on: its time and level are the log line's; the redraw before it is no event of its own.
+_BAR_GLUED = rf"^.*?{BAR_TEXT}(?P<line>{GLUED_LINE_START}.*)$"
 
 
 def _unglued(inner: pa.Array) -> pa.Array:
